@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian package Flotilla needs to build, run and test. Idempotent:
+# packages already present are skipped, so a second run costs one dpkg query.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev
+  libqt6sql6-sqlite libgl-dev
+  clang-format
+  xvfb xauth
+  wrk procps curl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

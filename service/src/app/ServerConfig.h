@@ -1,0 +1,42 @@
+#pragma once
+// flotillad's configuration as one typed struct, parsed from the command line and environment.
+
+#include "http/HttpServer.h"
+#include "ws/EventHub.h"
+
+#include <QByteArray>
+#include <QHostAddress>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+namespace flotilla {
+
+// Exit codes of flotillad, documented in --help and README.
+namespace exitcode {
+inline constexpr int kOk = 0;
+inline constexpr int kUsage = 2;  // bad option or unsafe combination
+inline constexpr int kListen = 3; // port in use, address not available
+inline constexpr int kDataDir =
+    4; // data dir unwritable, locked by another flotillad, unreadable state
+} // namespace exitcode
+
+struct ServerConfig {
+    QHostAddress host = QHostAddress(QHostAddress::LocalHost);
+    quint16 port = 5174;
+    QString dataDir;
+    QByteArray authToken;
+    bool insecure = false;
+    HttpServerConfig http;
+    HubConfig hub;
+};
+
+struct ParsedCommandLine {
+    ServerConfig config;
+    int exitCode = -1; // >= 0: do not run, print `message` and exit with it
+    QString message;
+};
+
+ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessEnvironment &env);
+
+} // namespace flotilla

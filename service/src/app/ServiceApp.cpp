@@ -1,0 +1,122 @@
+#include "app/ServiceApp.h"
+
+#include "app/Logging.h"
+#include "controllers/AgentsController.h"
+#include "controllers/MiscControllers.h"
+#include "domain/AgentRegistry.h"
+#include "domain/NotificationService.h"
+#include "domain/SystemPromptStore.h"
+#include "http/HttpServer.h"
+#include "storage/Database.h"
+#include "ws/EventHub.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryFile>
+#include <QWebSocket>
+
+namespace flotilla {
+
+ServiceApp::ServiceApp(ServerConfig config, QObject *parent)
+    : QObject(parent)
+    , m_config(std::move(config)) {
+}
+
+ServiceApp::~ServiceApp() {
+    shutdown();
+    // Controllers and the hub reference the domain objects: tear down in reverse order.
+    m_healthController.reset();
+    m_configController.reset();
+    m_promptController.reset();
+    m_notificationsController.reset();
+    m_agentsController.reset();
+    m_hub.reset();
+    m_http.reset();
+    m_prompt.reset();
+    m_notifications.reset();
+    m_agents.reset();
+    m_db.reset();
+}
+
+std::optional<StartFailure> ServiceApp::prepareDataDir() {
+    const QString dir = QDir::cleanPath(QDir(m_config.dataDir).absolutePath());
+    m_config.dataDir = dir;
+    if (!QDir().mkpath(dir))
+        return StartFailure{exitcode::kDataDir,
+                            QStringLiteral("cannot create data directory %1").arg(dir)};
+    QFile::setPermissions(dir,
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    {
+        QTemporaryFile probe(dir + QStringLiteral("/.write-probe-XXXXXX"));
+        if (!probe.open())
+            return StartFailure{exitcode::kDataDir,
+                                QStringLiteral("data directory %1 is not writable: %2")
+                                    .arg(dir, probe.errorString())};
+    }
+    m_lock = std::make_unique<QLockFile>(dir + QStringLiteral("/flotillad.lock"));
+    m_lock->setStaleLockTime(0); // only a dead owner makes it stale, never its age
+    if (!m_lock->tryLock(0)) {
+        qint64 pid = 0;
+        QString hostname, appname;
+        m_lock->getLockInfo(&pid, &hostname, &appname);
+        return StartFailure{
+            exitcode::kDataDir,
+            QStringLiteral("data directory %1 is in use by another flotillad (pid %2)")
+                .arg(dir)
+                .arg(pid)};
+    }
+    return std::nullopt;
+}
+
+std::optional<StartFailure> ServiceApp::start() {
+    if (auto f = prepareDataDir())
+        return f;
+    const QString dir = m_config.dataDir;
+
+    auto db = Database::open(dir + QStringLiteral("/flotilla.db"), m_report);
+    if (!db)
+        return StartFailure{exitcode::kDataDir, db.error().message};
+    m_db = std::move(db).value();
+
+    m_agents = std::make_unique<AgentRegistry>(*m_db);
+    if (Status e = m_agents->load(m_report))
+        return StartFailure{exitcode::kDataDir,
+                            QStringLiteral("cannot load agents: ") + e->message};
+    m_notifications = std::make_unique<NotificationService>(*m_db, *m_agents);
+    m_prompt = std::make_unique<SystemPromptStore>(dir + QStringLiteral("/system-prompt.json"));
+    m_prompt->load(m_report);
+
+    m_http = std::make_unique<HttpServer>(m_config.http, Authenticator(m_config.authToken));
+    m_hub = std::make_unique<EventHub>(m_config.hub, *m_agents, *m_notifications);
+    connect(m_http.get(), &HttpServer::webSocketAccepted, m_hub.get(), &EventHub::addClient);
+
+    m_agentsController = std::make_unique<AgentsController>(*m_http, *m_agents);
+    m_notificationsController =
+        std::make_unique<NotificationsController>(*m_http, *m_notifications);
+    m_promptController = std::make_unique<SystemPromptController>(*m_http, *m_prompt);
+    m_configController = std::make_unique<ConfigController>(*m_http);
+    m_healthController =
+        std::make_unique<HealthController>(*m_http, m_report, !m_config.authToken.isEmpty());
+
+    auto port = m_http->listen(m_config.host, m_config.port);
+    if (!port)
+        return StartFailure{exitcode::kListen, port.error().message};
+    m_port = *port;
+    qCInfo(lcApp).noquote() << "data directory" << dir << "; auth"
+                            << (m_config.authToken.isEmpty() ? "off" : "on");
+    return std::nullopt;
+}
+
+void ServiceApp::shutdown() {
+    if (m_stopped || !m_http)
+        return;
+    m_stopped = true;
+    m_http->stopListening();
+    m_hub->closeAll();
+    if (Status e = m_agents->flush())
+        qCCritical(lcApp).noquote() << "could not save agent state on shutdown:" << e->message;
+    qCInfo(lcApp) << "stopped";
+}
+
+} // namespace flotilla

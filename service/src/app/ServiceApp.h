@@ -1,0 +1,73 @@
+#pragma once
+// The composition root (STYLE.md #2): builds the object graph from a ServerConfig and wires it.
+// Tests build the very same graph in-process with a temp data dir and port 0.
+
+#include "app/ServerConfig.h"
+#include "storage/StartupReport.h"
+
+#include <QLockFile>
+#include <QObject>
+
+#include <memory>
+#include <optional>
+
+namespace flotilla {
+
+class AgentRegistry;
+class AgentsController;
+class ConfigController;
+class Database;
+class EventHub;
+class HealthController;
+class HttpServer;
+class NotificationService;
+class NotificationsController;
+class SystemPromptController;
+class SystemPromptStore;
+
+struct StartFailure {
+    int exitCode;
+    QString message;
+};
+
+class ServiceApp final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ServiceApp)
+public:
+    explicit ServiceApp(ServerConfig config, QObject *parent = nullptr);
+    ~ServiceApp() override;
+
+    std::optional<StartFailure> start();
+    // Stops accepting, tells WebSocket clients, writes pending state. Idempotent.
+    void shutdown();
+
+    quint16 port() const { return m_port; }
+    const ServerConfig &config() const { return m_config; }
+    const StartupReport &startupReport() const { return m_report; }
+    AgentRegistry &agents() { return *m_agents; }
+    EventHub &hub() { return *m_hub; }
+    HttpServer &http() { return *m_http; }
+    SystemPromptStore &systemPrompt() { return *m_prompt; }
+
+private:
+    std::optional<StartFailure> prepareDataDir();
+
+    ServerConfig m_config;
+    StartupReport m_report;
+    std::unique_ptr<QLockFile> m_lock;
+    std::unique_ptr<Database> m_db;
+    std::unique_ptr<AgentRegistry> m_agents;
+    std::unique_ptr<NotificationService> m_notifications;
+    std::unique_ptr<SystemPromptStore> m_prompt;
+    std::unique_ptr<HttpServer> m_http;
+    std::unique_ptr<EventHub> m_hub;
+    std::unique_ptr<AgentsController> m_agentsController;
+    std::unique_ptr<NotificationsController> m_notificationsController;
+    std::unique_ptr<SystemPromptController> m_promptController;
+    std::unique_ptr<ConfigController> m_configController;
+    std::unique_ptr<HealthController> m_healthController;
+    quint16 m_port = 0;
+    bool m_stopped = false;
+};
+
+} // namespace flotilla

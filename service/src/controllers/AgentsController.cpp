@@ -1,0 +1,84 @@
+#include "controllers/AgentsController.h"
+
+#include "domain/AgentRegistry.h"
+#include "http/HttpServer.h"
+#include "protocol/WireNames.h"
+
+namespace flotilla {
+
+namespace {
+Error unknownAgent(const QString &id) {
+    return Error::notFound(wire::code::NotFound, QStringLiteral("no agent with id '%1'").arg(id));
+}
+} // namespace
+
+AgentsController::AgentsController(HttpServer &http, AgentRegistry &agents, QObject *parent)
+    : QObject(parent)
+    , m_agents(agents) {
+    // GET /api/agents -> 200 [agent]
+    http.route(Method::Get, QStringLiteral("/api/agents"),
+               [this](const ApiRequest &) { return Reply::rawJson(m_agents.listJson()); });
+
+    // GET /api/agents/simple -> 200 [{id, name}]
+    http.route(Method::Get, QStringLiteral("/api/agents/simple"),
+               [this](const ApiRequest &) { return Reply::rawJson(m_agents.simpleJson()); });
+
+    // GET /api/agents/status -> 200 [status item]; cached bytes, rebuilt only after a change
+    http.route(Method::Get, QStringLiteral("/api/agents/status"),
+               [this](const ApiRequest &) { return Reply::rawJson(m_agents.statusJson()); });
+
+    // GET /api/agents/:id -> 200 agent | 404
+    http.route(Method::Get, QStringLiteral("/api/agents/:id"),
+               [this](const ApiRequest &r) -> Reply {
+                   const Agent *a = m_agents.find(r.param(QStringLiteral("id")));
+                   if (!a)
+                       return unknownAgent(r.param(QStringLiteral("id")));
+                   return Reply::json(a->toJson());
+               });
+
+    // POST /api/agents {name, cwd, class?, provider?, model?} -> 201 agent | 400 | 409 | 422
+    http.route(Method::Post, QStringLiteral("/api/agents"), [this](const ApiRequest &r) -> Reply {
+        const auto body = r.jsonObject();
+        if (!body)
+            return body.error();
+        const auto draft = parseAgentDraft(*body);
+        if (!draft)
+            return draft.error();
+        const auto created = m_agents.create(*draft);
+        if (!created)
+            return created.error();
+        Reply reply = Reply::json(created->toJson(), 201);
+        reply.headers.append({QByteArrayLiteral("Location"),
+                              QByteArrayLiteral("/api/agents/") + created->id.toUtf8()});
+        return reply;
+    });
+
+    // PATCH /api/agents/:id {taskLabel?, trackingStatus?, trackingStatusDetail?} -> 200 agent | 400
+    // | 404 | 422
+    http.route(Method::Patch, QStringLiteral("/api/agents/:id"),
+               [this](const ApiRequest &r) -> Reply {
+                   const QString id = r.param(QStringLiteral("id"));
+                   if (!m_agents.find(id))
+                       return unknownAgent(id);
+                   const auto body = r.jsonObject();
+                   if (!body)
+                       return body.error();
+                   const auto patch = parseAgentPatch(*body);
+                   if (!patch)
+                       return patch.error();
+                   const auto updated = m_agents.patch(id, *patch);
+                   if (!updated)
+                       return updated.error();
+                   return Reply::json(updated->toJson());
+               });
+
+    // DELETE /api/agents/:id -> 204 | 404
+    http.route(Method::Delete, QStringLiteral("/api/agents/:id"),
+               [this](const ApiRequest &r) -> Reply {
+                   if (Status e = m_agents.remove(r.param(QStringLiteral("id"))))
+                       return *e;
+                   return Reply::noContent();
+               });
+}
+
+} // namespace flotilla

@@ -1,0 +1,294 @@
+#include "domain/AgentRegistry.h"
+
+#include "app/Logging.h"
+#include "protocol/WireNames.h"
+#include "storage/Database.h"
+#include "storage/StartupReport.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QUuid>
+
+namespace flotilla {
+
+namespace st = wire::status;
+
+namespace {
+qint64 nowMs() {
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+QByteArray serialize(const QList<Agent> &agents, QJsonObject (Agent::*view)() const) {
+    QJsonArray array;
+    for (const Agent &a : agents)
+        array.append((a.*view)());
+    return QJsonDocument(array).toJson(QJsonDocument::Compact);
+}
+} // namespace
+
+AgentRegistry::AgentRegistry(Database &db, QObject *parent)
+    : QObject(parent)
+    , m_db(db) {
+    m_flushTimer.setSingleShot(true);
+    m_flushTimer.setInterval(kRuntimeFlushMs);
+    connect(&m_flushTimer, &QTimer::timeout, this, [this] {
+        if (Status e = flush())
+            qCWarning(lcAgents).noquote() << "runtime state not saved:" << e->message;
+    });
+}
+
+AgentRegistry::~AgentRegistry() {
+    flush();
+}
+
+Status AgentRegistry::load(StartupReport &report) {
+    QList<Agent> loaded;
+    int unreadable = 0;
+    Status e = m_db.query(
+        QStringLiteral("SELECT data FROM agents ORDER BY rowid"), {}, [&](const QVariantList &row) {
+            Agent a;
+            const QJsonObject o = QJsonDocument::fromJson(row.value(0).toByteArray()).object();
+            if (Agent::fromJson(o, &a))
+                loaded.append(a);
+            else
+                ++unreadable;
+        });
+    if (e)
+        return e;
+    if (unreadable > 0) {
+        const QString w =
+            QStringLiteral("%1 stored agent record(s) could not be read and were skipped "
+                           "(left in the database untouched)")
+                .arg(unreadable);
+        qCCritical(lcStorage).noquote() << w;
+        report.addWarning(w);
+    }
+    for (Agent &a : loaded) {
+        // No process survives a restart of the service.
+        a.isProcessRunning = false;
+        a.currentTool.clear();
+        if (a.status == st::Working || a.status == st::WaitingPermission) {
+            a.status = st::Error;
+            a.lastError = QStringLiteral("The service stopped while this agent was working; "
+                                         "the next message resumes the session.");
+            m_dirty.insert(a.id);
+        }
+        m_order.append(a.id);
+        m_agents.insert(a.id, a);
+    }
+    qCInfo(lcAgents) << "loaded" << m_order.size() << "agent(s)";
+    invalidateCaches();
+    return flush();
+}
+
+bool AgentRegistry::nameTaken(const QString &name, const QString &exceptId) const {
+    for (const Agent &a : m_agents) {
+        if (a.id != exceptId && a.name.compare(name, Qt::CaseInsensitive) == 0)
+            return true;
+    }
+    return false;
+}
+
+Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
+    if (nameTaken(draft.name, QString()))
+        return Error::conflict(
+            wire::code::Conflict,
+            QStringLiteral("an agent named '%1' already exists").arg(draft.name));
+    Agent a;
+    a.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    a.name = draft.name;
+    a.agentClass = draft.agentClass;
+    a.status = st::Idle;
+    a.cwd = draft.cwd;
+    a.provider = draft.provider;
+    a.model = draft.model;
+    a.createdAt = nowMs();
+    a.lastActivity = a.createdAt;
+    if (Status e = persist({&a}))
+        return *e;
+    m_agents.insert(a.id, a);
+    m_order.append(a.id);
+    invalidateCaches();
+    qCInfo(lcAgents).noquote() << "created agent" << a.id << a.name;
+    Q_EMIT agentCreated(a);
+    return a;
+}
+
+Result<Agent> AgentRegistry::patch(const QString &id, const AgentPatch &patch) {
+    auto it = m_agents.find(id);
+    if (it == m_agents.end())
+        return Error::notFound(wire::code::NotFound,
+                               QStringLiteral("no agent with id '%1'").arg(id));
+    Agent updated = *it;
+    if (patch.taskLabel)
+        updated.taskLabel = *patch.taskLabel;
+    if (patch.trackingStatus)
+        updated.trackingStatus = *patch.trackingStatus;
+    if (patch.trackingStatusDetail)
+        updated.trackingStatusDetail = *patch.trackingStatusDetail;
+    if (updated == *it)
+        return updated; // nothing changed: no write, no event
+    updated.lastActivity = nowMs();
+    if (Status e = persist({&updated}))
+        return *e;
+    const QJsonObject diff = Agent::changedFields(*it, updated);
+    *it = updated;
+    m_dirty.remove(id);
+    invalidateCaches();
+    Q_EMIT agentUpdated(id, diff);
+    return updated;
+}
+
+Status AgentRegistry::remove(const QString &id) {
+    auto it = m_agents.find(id);
+    if (it == m_agents.end())
+        return Error::notFound(wire::code::NotFound,
+                               QStringLiteral("no agent with id '%1'").arg(id));
+    const Agent victim = *it;
+
+    // Unlink it from its boss and from its subordinates, in the same transaction as the delete.
+    QList<Agent> relinked;
+    for (const Agent &other : std::as_const(m_agents)) {
+        if (other.id == id)
+            continue;
+        if (other.subordinateIds.contains(id) || other.bossId == id) {
+            Agent copy = other;
+            copy.subordinateIds.removeAll(id);
+            if (copy.bossId == id)
+                copy.bossId.clear();
+            relinked.append(copy);
+        }
+    }
+    if (!m_db.transaction())
+        return Error::internal(wire::code::Internal, QStringLiteral("cannot begin transaction"));
+    Status e = m_db.exec(QStringLiteral("DELETE FROM agents WHERE id = ?"), {id});
+    for (const Agent &r : relinked) {
+        if (e)
+            break;
+        e = m_db.exec(QStringLiteral("UPDATE agents SET data = ?, updated_at = ? WHERE id = ?"),
+                      {QJsonDocument(r.toJson()).toJson(QJsonDocument::Compact), nowMs(), r.id});
+    }
+    if (e || !m_db.commit()) {
+        m_db.rollback();
+        return e ? *e
+                 : Error::internal(wire::code::Internal, QStringLiteral("cannot commit delete"));
+    }
+    m_agents.erase(it);
+    m_order.removeOne(id);
+    m_dirty.remove(id);
+    for (const Agent &r : relinked) {
+        Agent &live = m_agents[r.id];
+        const QJsonObject diff = Agent::changedFields(live, r);
+        live = r;
+        Q_EMIT agentUpdated(r.id, diff);
+    }
+    invalidateCaches();
+    qCInfo(lcAgents).noquote() << "deleted agent" << id << victim.name;
+    Q_EMIT agentDeleted(id);
+    return std::nullopt;
+}
+
+const Agent *AgentRegistry::find(const QString &id) const {
+    auto it = m_agents.constFind(id);
+    return it == m_agents.constEnd() ? nullptr : &*it;
+}
+
+QList<Agent> AgentRegistry::agents() const {
+    QList<Agent> list;
+    list.reserve(m_order.size());
+    for (const QString &id : m_order)
+        list.append(m_agents.value(id));
+    return list;
+}
+
+bool AgentRegistry::updateRuntime(const QString &id, const std::function<void(Agent &)> &mutate) {
+    auto it = m_agents.find(id);
+    if (it == m_agents.end())
+        return false;
+    Agent updated = *it;
+    mutate(updated);
+    if (updated == *it)
+        return true;
+    const QJsonObject diff = Agent::changedFields(*it, updated);
+    *it = std::move(updated);
+    m_dirty.insert(id);
+    invalidateCaches();
+    if (!m_flushTimer.isActive())
+        m_flushTimer.start();
+    Q_EMIT agentUpdated(id, diff);
+    return true;
+}
+
+Status AgentRegistry::flush() {
+    if (m_dirty.isEmpty())
+        return std::nullopt;
+    QList<const Agent *> pending;
+    for (const QString &id : std::as_const(m_dirty)) {
+        if (const Agent *a = find(id))
+            pending.append(a);
+    }
+    Status e = persist(pending);
+    if (!e)
+        m_dirty.clear();
+    return e;
+}
+
+Status AgentRegistry::persist(const QList<const Agent *> &agents) {
+    if (agents.isEmpty())
+        return std::nullopt;
+    if (!m_db.transaction())
+        return Error::internal(wire::code::Internal, QStringLiteral("cannot begin transaction"));
+    const qint64 now = nowMs();
+    for (const Agent *a : agents) {
+        // Upsert keeps the rowid, so creation order survives updates.
+        Status e =
+            m_db.exec(QStringLiteral("INSERT INTO agents (id, data, updated_at) VALUES (?, ?, ?) "
+                                     "ON CONFLICT(id) DO UPDATE SET data = excluded.data, "
+                                     "updated_at = excluded.updated_at"),
+                      {a->id, QJsonDocument(a->toJson()).toJson(QJsonDocument::Compact), now});
+        if (e) {
+            m_db.rollback();
+            return e;
+        }
+    }
+    if (!m_db.commit()) {
+        m_db.rollback();
+        return Error::internal(wire::code::Internal, QStringLiteral("cannot commit agent write"));
+    }
+    return std::nullopt;
+}
+
+void AgentRegistry::invalidateCaches() {
+    m_cachesValid = false;
+}
+
+const QByteArray &AgentRegistry::listJson() {
+    statusJson();
+    return m_listCache;
+}
+
+const QByteArray &AgentRegistry::simpleJson() {
+    statusJson();
+    return m_simpleCache;
+}
+
+const QByteArray &AgentRegistry::statusJson() {
+    if (!m_cachesValid) {
+        const QList<Agent> all = agents();
+        m_listCache = serialize(all, &Agent::toJson);
+        m_statusCache = serialize(all, &Agent::toStatusJson);
+        m_simpleCache = serialize(all, &Agent::toSimpleJson);
+        m_cachesValid = true;
+    }
+    return m_statusCache;
+}
+
+QJsonArray AgentRegistry::listArray() const {
+    QJsonArray array;
+    for (const QString &id : m_order)
+        array.append(m_agents.value(id).toJson());
+    return array;
+}
+
+} // namespace flotilla

@@ -1,0 +1,78 @@
+#pragma once
+// The set of agents: the one owner of Agent state. Every mutation is written through to the
+// database before it is acknowledged, then announced by a Qt signal the event hub turns into
+// WebSocket events. The three list serialisations are cached and rebuilt only after a change.
+
+#include "domain/AgentValidation.h"
+#include "domain/Error.h"
+#include "protocol/Agent.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+#include <QSet>
+#include <QStringList>
+#include <QTimer>
+
+#include <functional>
+
+namespace flotilla {
+
+class Database;
+class StartupReport;
+
+class AgentRegistry final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(AgentRegistry)
+public:
+    // Runtime fields (status, current tool, context use) change many times a turn; they are
+    // applied and broadcast at once but written to disk at most this often.
+    static constexpr int kRuntimeFlushMs = 500;
+
+    explicit AgentRegistry(Database &db, QObject *parent = nullptr);
+    ~AgentRegistry() override;
+
+    // Reads every stored agent. An agent that was mid-turn when the service went down is marked
+    // `error` with an explanation: its process is gone and the client must know.
+    Status load(StartupReport &report);
+
+    Result<Agent> create(const AgentDraft &draft);
+    Result<Agent> patch(const QString &id, const AgentPatch &patch);
+    Status remove(const QString &id);
+
+    const Agent *find(const QString &id) const;
+    QList<Agent> agents() const;
+    int count() const { return int(m_order.size()); }
+
+    // For the agent runtime: mutate in memory, broadcast the diff, persist soon.
+    bool updateRuntime(const QString &id, const std::function<void(Agent &)> &mutate);
+    // Writes pending runtime changes now (called on shutdown and by the flush timer).
+    Status flush();
+
+    const QByteArray &listJson();
+    const QByteArray &statusJson();
+    const QByteArray &simpleJson();
+    QJsonArray listArray() const;
+
+Q_SIGNALS:
+    void agentCreated(const flotilla::Agent &agent);
+    void agentUpdated(const QString &id, const QJsonObject &changes);
+    void agentDeleted(const QString &id);
+
+private:
+    Status persist(const QList<const Agent *> &agents);
+    void invalidateCaches();
+    bool nameTaken(const QString &name, const QString &exceptId) const;
+
+    Database &m_db;
+    QHash<QString, Agent> m_agents;
+    QStringList m_order; // creation order
+    QSet<QString> m_dirty;
+    QTimer m_flushTimer;
+    QByteArray m_listCache;
+    QByteArray m_statusCache;
+    QByteArray m_simpleCache;
+    bool m_cachesValid = false;
+};
+
+} // namespace flotilla

@@ -1,0 +1,182 @@
+#include "domain/AgentValidation.h"
+
+#include "protocol/WireNames.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QStringList>
+
+namespace flotilla {
+
+namespace k = wire::key;
+namespace c = wire::code;
+
+namespace {
+
+const QStringList &providers() {
+    static const QStringList list{QStringLiteral("claude"), QStringLiteral("codex")};
+    return list;
+}
+
+const QStringList &trackingStatuses() {
+    static const QStringList list{QStringLiteral("thinking"),
+                                  QStringLiteral("working"),
+                                  QStringLiteral("waiting-subordinates"),
+                                  QStringLiteral("need-review"),
+                                  QStringLiteral("blocked"),
+                                  QStringLiteral("can-clear-context")};
+    return list;
+}
+
+Status rejectUnknownFields(const QJsonObject &body, const QStringList &allowed) {
+    QStringList unknown;
+    for (auto it = body.constBegin(); it != body.constEnd(); ++it) {
+        if (!allowed.contains(it.key()))
+            unknown.append(it.key());
+    }
+    if (unknown.isEmpty())
+        return std::nullopt;
+    return Error::invalid(
+        c::UnknownField,
+        QStringLiteral("unknown or read-only field(s): %1; allowed: %2")
+            .arg(unknown.join(QStringLiteral(", ")), allowed.join(QStringLiteral(", "))));
+}
+
+// Reads an optional string field: absent -> nullopt without error; present but not a string
+// (and not null when nullable) -> 400.
+Result<std::optional<QString>> optionalString(const QJsonObject &body, QLatin1String key,
+                                              bool nullable) {
+    const QJsonValue v = body.value(key);
+    if (v.isUndefined())
+        return std::optional<QString>();
+    if (v.isNull() && nullable)
+        return std::optional<QString>(QString());
+    if (!v.isString()) {
+        return Error::badRequest(c::WrongType,
+                                 QStringLiteral("field '%1' must be a string%2")
+                                     .arg(key, nullable ? QStringLiteral(" or null") : QString()));
+    }
+    return std::optional<QString>(v.toString());
+}
+
+} // namespace
+
+QString defaultModelFor(const QString &provider) {
+    return provider == QLatin1String("codex") ? QStringLiteral("gpt-5-codex")
+                                              : QStringLiteral("sonnet");
+}
+
+Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
+    if (Status st = rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model}))
+        return *st;
+    AgentDraft d;
+
+    for (QLatin1String required : {k::Name_, k::Cwd}) {
+        if (!body.contains(required))
+            return Error::badRequest(c::MissingField,
+                                     QStringLiteral("field '%1' is required").arg(required));
+    }
+    auto name = optionalString(body, k::Name_, false);
+    if (!name)
+        return name.error();
+    d.name = name->value_or(QString()).trimmed();
+    if (d.name.isEmpty())
+        return Error::invalid(c::InvalidValue, QStringLiteral("field 'name' must not be empty"));
+    if (d.name.size() > limits::kNameMax)
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'name' is longer than %1 characters").arg(limits::kNameMax));
+
+    auto cls = optionalString(body, k::Class, false);
+    if (!cls)
+        return cls.error();
+    d.agentClass = cls->value_or(QStringLiteral("builder"));
+    static const QRegularExpression classRe(QStringLiteral("^[a-z][a-z0-9-]{0,39}$"));
+    if (!classRe.match(d.agentClass).hasMatch()) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'class' must match [a-z][a-z0-9-]{0,39}, got '%1'")
+                .arg(d.agentClass.left(60)));
+    }
+
+    auto provider = optionalString(body, k::Provider, false);
+    if (!provider)
+        return provider.error();
+    d.provider = provider->value_or(QStringLiteral("claude"));
+    if (!providers().contains(d.provider)) {
+        return Error::invalid(
+            c::InvalidValue, QStringLiteral("field 'provider' must be one of %1, got '%2'")
+                                 .arg(providers().join(QStringLiteral(", ")), d.provider.left(60)));
+    }
+
+    auto model = optionalString(body, k::Model, false);
+    if (!model)
+        return model.error();
+    d.model = model->value_or(defaultModelFor(d.provider));
+    static const QRegularExpression modelRe(
+        QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._:\\[\\]-]{0,99}$"));
+    if (!modelRe.match(d.model).hasMatch()) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'model' must be 1-100 characters of [A-Za-z0-9._:[]-], got '%1'")
+                .arg(d.model.left(60)));
+    }
+
+    auto cwd = optionalString(body, k::Cwd, false);
+    if (!cwd)
+        return cwd.error();
+    const QString rawCwd = cwd->value_or(QString());
+    if (!QDir::isAbsolutePath(rawCwd))
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'cwd' must be an absolute path, got '%1'").arg(rawCwd.left(200)));
+    const QFileInfo info(rawCwd);
+    if (!info.isDir())
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'cwd' is not an existing directory: %1").arg(rawCwd.left(200)));
+    // The CLI sees the resolved path (getcwd), and its session files are keyed by it.
+    d.cwd = info.canonicalFilePath();
+    return d;
+}
+
+Result<AgentPatch> parseAgentPatch(const QJsonObject &body) {
+    if (Status st =
+            rejectUnknownFields(body, {k::TaskLabel, k::TrackingStatus, k::TrackingStatusDetail}))
+        return *st;
+    AgentPatch p;
+    auto label = optionalString(body, k::TaskLabel, true);
+    if (!label)
+        return label.error();
+    if (*label && label->value().size() > limits::kTaskLabelMax)
+        return Error::invalid(c::InvalidValue,
+                              QStringLiteral("field 'taskLabel' is longer than %1 characters")
+                                  .arg(limits::kTaskLabelMax));
+    p.taskLabel = *label;
+
+    auto tracking = optionalString(body, k::TrackingStatus, true);
+    if (!tracking)
+        return tracking.error();
+    if (*tracking && !tracking->value().isEmpty() &&
+        !trackingStatuses().contains(tracking->value())) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'trackingStatus' must be one of %1 or null, got '%2'")
+                .arg(trackingStatuses().join(QStringLiteral(", ")), tracking->value().left(60)));
+    }
+    p.trackingStatus = *tracking;
+
+    auto detail = optionalString(body, k::TrackingStatusDetail, true);
+    if (!detail)
+        return detail.error();
+    if (*detail && detail->value().size() > limits::kDetailMax)
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'trackingStatusDetail' is longer than %1 characters")
+                .arg(limits::kDetailMax));
+    p.trackingStatusDetail = *detail;
+    return p;
+}
+
+} // namespace flotilla

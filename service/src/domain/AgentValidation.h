@@ -1,0 +1,39 @@
+#pragma once
+// Validation of agent request bodies at the edge (STYLE.md #9): each parser names the bad field.
+
+#include "domain/Error.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace flotilla {
+
+struct AgentDraft {
+    QString name;
+    QString agentClass;
+    QString cwd; // canonical absolute path of an existing directory
+    QString provider;
+    QString model;
+};
+
+struct AgentPatch {
+    std::optional<QString> taskLabel;
+    std::optional<QString> trackingStatus; // empty string = clear (JSON null)
+    std::optional<QString> trackingStatusDetail;
+};
+
+namespace limits {
+inline constexpr int kNameMax = 100;
+inline constexpr int kTaskLabelMax = 200;
+inline constexpr int kDetailMax = 2000;
+} // namespace limits
+
+Result<AgentDraft> parseAgentDraft(const QJsonObject &body);
+Result<AgentPatch> parseAgentPatch(const QJsonObject &body);
+
+// Defaults documented in docs/api.md.
+QString defaultModelFor(const QString &provider);
+
+} // namespace flotilla

@@ -1,0 +1,70 @@
+#pragma once
+// What controllers see of HTTP: a request with path parameters and a JSON body, and a Reply.
+// No QHttpServer type appears here, so a Qt upgrade only touches HttpServer.cpp.
+
+#include "domain/Error.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
+#include <QPair>
+#include <QUrlQuery>
+
+#include <functional>
+
+namespace flotilla {
+
+enum class Method { Get, Head, Post, Put, Patch, Delete, Options, Other };
+
+QLatin1String methodName(Method m);
+
+class ApiRequest final {
+public:
+    Method method = Method::Other;
+    QString path;
+    QUrlQuery query;
+    QByteArray body;
+    QHash<QString, QString> params; // from ":name" segments of the route pattern
+    bool authenticated = false;     // true when a valid token came with the request
+
+    QString param(const QString &name) const { return params.value(name); }
+    bool hasQuery(const QString &key) const { return query.hasQueryItem(key); }
+    QString queryValue(const QString &key) const {
+        return query.queryItemValue(key, QUrl::FullyDecoded);
+    }
+
+    // The body as a JSON object, or BadRequest naming what is wrong with it.
+    Result<QJsonObject> jsonObject() const;
+    // An integer query parameter within [min, max]; absent -> fallback; malformed -> BadRequest,
+    // out of range -> Invalid.
+    Result<int> intQuery(const QString &key, int fallback, int min, int max) const;
+};
+
+class Reply final {
+public:
+    int status = 200;
+    QByteArray body;
+    QByteArray contentType = QByteArrayLiteral("application/json");
+    QList<QPair<QByteArray, QByteArray>> headers;
+
+    static Reply json(const QJsonObject &o, int status = 200);
+    static Reply json(const QJsonArray &a, int status = 200);
+    static Reply rawJson(QByteArray bytes, int status = 200);
+    static Reply noContent();
+    Reply() = default;
+    Reply(const Error &e); // NOLINT(google-explicit-constructor): handlers `return error;`
+};
+
+using Handler = std::function<Reply(const ApiRequest &)>;
+using ReplyCallback = std::function<void(const Reply &)>;
+using AsyncHandler = std::function<void(const ApiRequest &, ReplyCallback)>;
+
+// {"error": "<message>", "code": "<code>"} — the one error body shape (decisions.md).
+QByteArray errorBody(QLatin1String code, const QString &message);
+// The one mapping from ErrorKind to HTTP status.
+int statusFor(ErrorKind kind);
+QByteArray reasonPhrase(int status);
+
+} // namespace flotilla

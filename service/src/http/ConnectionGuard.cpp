@@ -1,0 +1,473 @@
+#include "http/ConnectionGuard.h"
+
+#include "app/Logging.h"
+#include "http/ApiTypes.h"
+#include "protocol/WireNames.h"
+
+#include <QTcpSocket>
+
+#include <sys/socket.h>
+
+namespace flotilla {
+
+namespace c = wire::code;
+
+namespace {
+
+constexpr int kLingerMs = 2000;
+constexpr int kMaxChunkLine = 256;
+constexpr int kMaxTrailerBytes = 8 * 1024;
+
+bool isTokenChar(char ch) {
+    // RFC 9110 tchar
+    if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))
+        return true;
+    return QByteArrayView("!#$%&'*+-.^_`|~").contains(ch);
+}
+
+bool isToken(const QByteArray &s) {
+    if (s.isEmpty())
+        return false;
+    for (char ch : s) {
+        if (!isTokenChar(ch))
+            return false;
+    }
+    return true;
+}
+
+bool hasCtl(const QByteArray &s) {
+    for (char ch : s) {
+        const auto u = static_cast<unsigned char>(ch);
+        if ((u < 0x20 && u != '\t') || u == 0x7f)
+            return true;
+    }
+    return false;
+}
+
+bool containsToken(const QByteArray &list, const QByteArray &token) {
+    const QList<QByteArray> parts = list.split(',');
+    for (const QByteArray &p : parts) {
+        if (p.trimmed().compare(token, Qt::CaseInsensitive) == 0)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+QByteArray RequestHead::header(const QByteArray &lowerName) const {
+    QByteArray joined;
+    for (const auto &h : headers) {
+        if (h.first == lowerName) {
+            if (!joined.isEmpty())
+                joined += ", ";
+            joined += h.second;
+        }
+    }
+    return joined;
+}
+
+QByteArray RequestHead::path() const {
+    const qsizetype q = target.indexOf('?');
+    return q < 0 ? target : target.left(q);
+}
+
+ConnectionGuard::ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits,
+                                 UpgradeVerifier verifier, UpgradeAcceptor acceptor)
+    : QObject(socket)
+    , m_socket(socket)
+    , m_limits(limits)
+    , m_verifier(std::move(verifier))
+    , m_acceptor(std::move(acceptor)) {
+    m_deadline.setSingleShot(true);
+    connect(&m_deadline, &QTimer::timeout, this, &ConnectionGuard::onTimeout);
+    connect(m_socket, &QIODevice::readyRead, this, &ConnectionGuard::onReadyRead);
+    // A response fully flushed with nothing in flight starts the keep-alive idle clock.
+    connect(m_socket, &QIODevice::bytesWritten, this, [this] {
+        if (m_state == State::Idle && m_socket->bytesToWrite() == 0)
+            armIdleTimer();
+    });
+    m_deadline.start(m_limits.headerTimeoutMs);
+}
+
+void ConnectionGuard::armIdleTimer() {
+    m_deadline.start(m_limits.idleTimeoutMs);
+}
+
+void ConnectionGuard::onReadyRead() {
+    if (m_state == State::Done)
+        return;
+    // Qt's slot (connected after this one) always reads everything available, inside its
+    // transaction; so what is unread now is exactly what arrived since our last look.
+    const qint64 available = m_socket->bytesAvailable();
+    if (available > 0)
+        feed(m_socket->peek(available));
+}
+
+void ConnectionGuard::feed(const QByteArray &data) {
+    qsizetype i = 0;
+    const qsizetype n = data.size();
+    while (i < n && m_state != State::Done) {
+        switch (m_state) {
+        case State::Idle:
+            if (data[i] == '\r' || data[i] == '\n') { // tolerated between requests (RFC 9112 §2.2)
+                ++i;
+                break;
+            }
+            m_state = State::Headers;
+            m_headerBuf.clear();
+            m_deadline.start(m_limits.headerTimeoutMs);
+            break;
+        case State::Headers: {
+            const qsizetype oldSize = m_headerBuf.size();
+            m_headerBuf.append(data.constData() + i, n - i);
+            // Find the blank line that ends the head: "\n\n" or "\n\r\n".
+            qsizetype end = -1;
+            for (qsizetype p = qMax<qsizetype>(0, oldSize - 2); p < m_headerBuf.size(); ++p) {
+                if (m_headerBuf[p] != '\n')
+                    continue;
+                if (p + 1 < m_headerBuf.size() && m_headerBuf[p + 1] == '\n') {
+                    end = p + 2;
+                    break;
+                }
+                if (p + 2 < m_headerBuf.size() && m_headerBuf[p + 1] == '\r' &&
+                    m_headerBuf[p + 2] == '\n') {
+                    end = p + 3;
+                    break;
+                }
+            }
+            if (end < 0) {
+                if (m_headerBuf.size() > m_limits.maxHeaderBytes)
+                    return fail(431, c::HeadersTooLarge,
+                                QStringLiteral("request headers exceed %1 bytes")
+                                    .arg(m_limits.maxHeaderBytes));
+                i = n;
+                break;
+            }
+            i += end - oldSize;
+            m_headerBuf.truncate(end);
+            if (m_headerBuf.size() > m_limits.maxHeaderBytes)
+                return fail(
+                    431, c::HeadersTooLarge,
+                    QStringLiteral("request headers exceed %1 bytes").arg(m_limits.maxHeaderBytes));
+            if (!onHeadersComplete())
+                return;
+            break;
+        }
+        case State::Body: {
+            const qint64 take = qMin<qint64>(m_remaining, n - i);
+            m_remaining -= take;
+            i += take;
+            if (m_remaining == 0)
+                onRequestComplete();
+            break;
+        }
+        case State::ChunkSize:
+        case State::Trailers: {
+            const char ch = data[i++];
+            if (m_state == State::Trailers && ++m_trailerBytes > kMaxTrailerBytes)
+                return fail(431, c::HeadersTooLarge, QStringLiteral("chunked trailers too large"));
+            if (ch != '\n') {
+                if (m_lineBuf.size() >= kMaxChunkLine && m_state == State::ChunkSize)
+                    return fail(400, c::BadRequest, QStringLiteral("chunk size line too long"));
+                m_lineBuf.append(ch);
+                break;
+            }
+            QByteArray line = m_lineBuf;
+            m_lineBuf.clear();
+            if (line.endsWith('\r'))
+                line.chop(1);
+            if (m_state == State::Trailers) {
+                if (line.isEmpty())
+                    onRequestComplete();
+                break;
+            }
+            const qsizetype semi = line.indexOf(';');
+            bool ok = false;
+            const QByteArray hex = (semi < 0 ? line : line.left(semi)).trimmed();
+            const qint64 size = hex.size() <= 15 ? hex.toLongLong(&ok, 16) : -1;
+            if (!ok || size < 0)
+                return fail(400, c::BadRequest, QStringLiteral("malformed chunk size"));
+            if (size == 0) {
+                m_state = State::Trailers;
+                m_trailerBytes = 0;
+                break;
+            }
+            m_bodySeen += size;
+            if (m_bodySeen > m_limits.maxBodyBytes)
+                return fail(
+                    413, c::PayloadTooLarge,
+                    QStringLiteral("request body exceeds %1 bytes").arg(m_limits.maxBodyBytes));
+            m_remaining = size;
+            m_state = State::ChunkData;
+            break;
+        }
+        case State::ChunkData: {
+            const qint64 take = qMin<qint64>(m_remaining, n - i);
+            m_remaining -= take;
+            i += take;
+            if (m_remaining == 0)
+                m_state = State::ChunkDataEnd;
+            break;
+        }
+        case State::ChunkDataEnd:
+            if (data[i] == '\n')
+                m_state = State::ChunkSize;
+            else if (data[i] != '\r')
+                return fail(400, c::BadRequest, QStringLiteral("chunk data not followed by CRLF"));
+            ++i;
+            break;
+        case State::Done:
+            return;
+        }
+    }
+}
+
+bool ConnectionGuard::onHeadersComplete() {
+    QList<QByteArray> lines = m_headerBuf.split('\n');
+    for (QByteArray &l : lines) {
+        if (l.endsWith('\r'))
+            l.chop(1);
+    }
+    while (!lines.isEmpty() && lines.constLast().isEmpty())
+        lines.removeLast();
+    if (lines.isEmpty()) {
+        fail(400, c::BadRequest, QStringLiteral("empty request"));
+        return false;
+    }
+
+    RequestHead head;
+    const QList<QByteArray> parts = lines.constFirst().split(' ');
+    if (parts.size() != 3 || !isToken(parts[0]) || parts[1].isEmpty() || hasCtl(parts[1])) {
+        fail(400, c::BadRequest, QStringLiteral("malformed request line"));
+        return false;
+    }
+    head.method = parts[0];
+    head.target = parts[1];
+    head.version = parts[2];
+    if (head.version != "HTTP/1.1" && head.version != "HTTP/1.0") {
+        fail(505, c::BadRequest, QStringLiteral("only HTTP/1.0 and HTTP/1.1 are supported"));
+        return false;
+    }
+    if (head.target.size() > m_limits.maxTargetBytes) {
+        fail(414, c::UriTooLong,
+             QStringLiteral("request target exceeds %1 bytes").arg(m_limits.maxTargetBytes));
+        return false;
+    }
+    if (!head.target.startsWith('/')) {
+        fail(400, c::BadRequest, QStringLiteral("request target must be an absolute path"));
+        return false;
+    }
+    if (lines.size() - 1 > m_limits.maxHeaderCount) {
+        fail(431, c::HeadersTooLarge,
+             QStringLiteral("more than %1 header fields").arg(m_limits.maxHeaderCount));
+        return false;
+    }
+    for (qsizetype k = 1; k < lines.size(); ++k) {
+        const QByteArray &l = lines[k];
+        const qsizetype colon = l.indexOf(':');
+        if (l.startsWith(' ') || l.startsWith('\t') || colon <= 0 || !isToken(l.left(colon)) ||
+            hasCtl(l.mid(colon + 1))) {
+            fail(400, c::BadRequest,
+                 QStringLiteral("malformed header field on line %1").arg(k + 1));
+            return false;
+        }
+        head.headers.append({l.left(colon).toLower(), l.mid(colon + 1).trimmed()});
+    }
+    if (head.version == "HTTP/1.1" && head.header("host").isEmpty()) {
+        fail(400, c::BadRequest, QStringLiteral("HTTP/1.1 request without Host header"));
+        return false;
+    }
+    if (head.method == "CONNECT") {
+        fail(405, c::MethodNotAllowed, QStringLiteral("CONNECT is not supported"));
+        return false;
+    }
+
+    // Upgrade: Qt 6.4 would treat any "Connection: upgrade" request as an upgrade and drop it.
+    const QByteArray upgrade = head.header("upgrade");
+    if (!upgrade.isEmpty() && containsToken(head.header("connection"), "upgrade")) {
+        if (upgrade.compare("websocket", Qt::CaseInsensitive) != 0 || head.method != "GET") {
+            fail(400, c::BadRequest,
+                 QStringLiteral("only GET upgrades to websocket are supported"));
+            return false;
+        }
+        if (auto refusal = m_verifier(head)) {
+            m_state = State::Done;
+            m_deadline.stop();
+            reject(m_socket, *refusal);
+            return false;
+        }
+        // Take the socket away from Qt's HTTP server before its parser sees these bytes.
+        m_state = State::Done;
+        m_deadline.stop();
+        QObject::disconnect(m_socket, &QIODevice::readyRead, nullptr, nullptr);
+        QObject::disconnect(m_socket, &QAbstractSocket::disconnected, nullptr, nullptr);
+        if (m_socket->isTransactionStarted())
+            m_socket->rollbackTransaction();
+        m_socket->setReadBufferSize(0);
+        QTcpSocket *socket = m_socket;
+        socket->setParent(nullptr);
+        deleteLater();
+        m_acceptor(socket);
+        return false;
+    }
+
+    // Body framing. Both headers at once is a request-smuggling pattern: refuse it.
+    const QByteArray te = head.header("transfer-encoding");
+    const QByteArray cl = head.header("content-length");
+    if (!te.isEmpty() && !cl.isEmpty()) {
+        fail(400, c::BadRequest, QStringLiteral("both Transfer-Encoding and Content-Length"));
+        return false;
+    }
+    qint64 length = 0;
+    bool chunked = false;
+    if (!te.isEmpty()) {
+        if (te.trimmed().compare("chunked", Qt::CaseInsensitive) != 0) {
+            fail(501, c::BadRequest, QStringLiteral("only chunked transfer-encoding is supported"));
+            return false;
+        }
+        chunked = true;
+    } else if (!cl.isEmpty()) {
+        // Repeated identical values arrive joined by ", "; they must agree.
+        const QList<QByteArray> values = cl.split(',');
+        bool ok = true;
+        for (const QByteArray &v : values) {
+            const QByteArray t = v.trimmed();
+            bool one = false;
+            const qint64 parsed = t.size() <= 18 ? t.toLongLong(&one) : -1;
+            for (char ch : t)
+                one = one && ch >= '0' && ch <= '9';
+            if (!one || parsed < 0 || (v != values.constFirst() && parsed != length)) {
+                ok = false;
+                break;
+            }
+            length = parsed;
+        }
+        if (!ok) {
+            fail(400, c::BadRequest, QStringLiteral("malformed Content-Length"));
+            return false;
+        }
+    }
+    if (length > m_limits.maxBodyBytes) {
+        fail(413, c::PayloadTooLarge,
+             QStringLiteral("request body of %1 bytes exceeds the limit of %2 bytes")
+                 .arg(length)
+                 .arg(m_limits.maxBodyBytes));
+        return false;
+    }
+
+    const QByteArray expect = head.header("expect");
+    if (!expect.isEmpty()) {
+        if (expect.compare("100-continue", Qt::CaseInsensitive) != 0) {
+            fail(417, c::BadRequest, QStringLiteral("unsupported expectation"));
+            return false;
+        }
+        // Qt 6.4 never answers this; curl would stall a second before sending the body.
+        if (chunked || length > 0)
+            m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+    }
+
+    m_bodySeen = 0;
+    if (chunked) {
+        m_state = State::ChunkSize;
+        m_lineBuf.clear();
+        m_deadline.start(m_limits.bodyTimeoutMs);
+    } else if (length > 0) {
+        m_state = State::Body;
+        m_remaining = length;
+        m_deadline.start(m_limits.bodyTimeoutMs);
+    } else {
+        onRequestComplete();
+    }
+    return true;
+}
+
+void ConnectionGuard::onRequestComplete() {
+    m_state = State::Idle;
+    // The handler may take a while (exec waits for its command): no clock runs until the
+    // response is flushed (see bytesWritten in the constructor).
+    m_deadline.stop();
+}
+
+void ConnectionGuard::onTimeout() {
+    if (m_state == State::Idle) {
+        qCDebug(lcHttp) << "closing idle keep-alive connection";
+        m_state = State::Done;
+        m_socket->disconnectFromHost();
+        return;
+    }
+    fail(408, c::Timeout,
+         m_state == State::Headers ? QStringLiteral("request headers not received in time")
+                                   : QStringLiteral("request body not received in time"));
+}
+
+void ConnectionGuard::fail(int status, QLatin1String code, const QString &message) {
+    qCInfo(lcHttp).noquote() << "refused request from" << m_socket->peerAddress().toString()
+                             << status << message;
+    m_state = State::Done;
+    m_deadline.stop();
+    reject(m_socket, Rejection{status, code, message, {}});
+}
+
+void ConnectionGuard::reject(QTcpSocket *socket, const Rejection &r) {
+    // Qt's HTTP server must not parse this request any further.
+    QObject::disconnect(socket, &QIODevice::readyRead, nullptr, nullptr);
+    const QByteArray body = errorBody(r.code, r.message);
+    QByteArray out =
+        "HTTP/1.1 " + QByteArray::number(r.status) + ' ' + reasonPhrase(r.status) + "\r\n";
+    out += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) +
+           "\r\n";
+    for (const auto &h : r.headers)
+        out += h.first + ": " + h.second + "\r\n";
+    out += "Connection: close\r\n\r\n" + body;
+    socket->write(out);
+
+    // Half-close once flushed, and keep draining: closing with unread input makes the kernel
+    // send RST, and the client could lose the response it has not read yet.
+    auto halfClose = [socket] {
+        if (socket->bytesToWrite() == 0 && socket->state() == QAbstractSocket::ConnectedState)
+            ::shutdown(int(socket->socketDescriptor()), SHUT_WR);
+    };
+    QObject::connect(socket, &QIODevice::bytesWritten, socket, halfClose);
+    QObject::connect(socket, &QIODevice::readyRead, socket, [socket] { socket->readAll(); });
+    socket->flush();
+    halfClose();
+    QTimer::singleShot(kLingerMs, socket, [socket] { socket->abort(); });
+}
+
+GuardedTcpServer::GuardedTcpServer(const HttpLimits &limits, UpgradeVerifier verifier,
+                                   UpgradeAcceptor acceptor, QObject *parent)
+    : QTcpServer(parent)
+    , m_limits(limits)
+    , m_verifier(std::move(verifier))
+    , m_acceptor(std::move(acceptor)) {
+    setListenBacklogSize(256);
+}
+
+void GuardedTcpServer::incomingConnection(qintptr descriptor) {
+    auto *socket = new QTcpSocket(this);
+    if (!socket->setSocketDescriptor(descriptor)) {
+        delete socket;
+        return;
+    }
+    ++m_open;
+    // Counted on the socket's destruction: a WebSocket takes the socket over and outlives the
+    // HTTP connection, and it still holds a descriptor.
+    connect(socket, &QObject::destroyed, this, [this] { --m_open; });
+    if (m_open > m_limits.maxConnections) {
+        qCWarning(lcHttp) << "refusing connection: limit of" << m_limits.maxConnections
+                          << "reached";
+        ConnectionGuard::reject(
+            socket,
+            Rejection{503, wire::code::Internal, QStringLiteral("too many open connections"), {}});
+        connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
+        return;
+    }
+    // The whole request is buffered by Qt before dispatch; the guard keeps it within limits, and
+    // this caps what a single read can pull in regardless.
+    socket->setReadBufferSize(m_limits.maxHeaderBytes + m_limits.maxBodyBytes + 64 * 1024);
+    new ConnectionGuard(socket, m_limits, m_verifier, m_acceptor);
+    addPendingConnection(socket);
+}
+
+} // namespace flotilla

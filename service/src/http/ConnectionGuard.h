@@ -1,0 +1,115 @@
+#pragma once
+// Limits and timeouts Qt 6.4.2's HTTP server lacks (reference/qt-6.4-httpserver.md §3-4).
+//
+// GuardedTcpServer hands QAbstractHttpServer sockets that carry a ConnectionGuard. The guard's
+// readyRead slot is connected before Qt's, so it sees every byte first (peek, never read) and
+// frames requests itself: request line, headers, Content-Length or chunked body. It answers,
+// without Qt ever buffering the request: 400 malformed, 413 body too large, 414, 431 too many
+// or too large headers (Qt would silently drop them all), 408 slow clients, 100-continue.
+// WebSocket upgrades are detected here too and handed to the upgrade callbacks before Qt's
+// parser sees them.
+
+#include <QByteArray>
+#include <QList>
+#include <QObject>
+#include <QPair>
+#include <QPointer>
+#include <QString>
+#include <QTcpServer>
+#include <QTimer>
+
+#include <functional>
+#include <optional>
+
+class QTcpSocket;
+
+namespace flotilla {
+
+struct HttpLimits {
+    qint64 maxBodyBytes = 1 << 20;  // 1 MiB
+    int maxHeaderBytes = 32 * 1024; // request line + header fields
+    int maxHeaderCount = 64;        // Qt 6.4 drops *all* headers above 100
+    int maxTargetBytes = 8 * 1024;
+    int headerTimeoutMs = 10'000; // from the first byte of a request to the end of its headers
+    int bodyTimeoutMs = 60'000;   // from the end of the headers to the end of the body
+    int idleTimeoutMs = 60'000;   // keep-alive connection with no request in flight
+    int maxConnections = 1000;    // concurrent HTTP + WebSocket connections
+};
+
+struct RequestHead {
+    QByteArray method;
+    QByteArray target;
+    QByteArray version;
+    QList<QPair<QByteArray, QByteArray>> headers; // names lower-cased
+    QByteArray header(const QByteArray &lowerName) const;
+    QByteArray path() const;
+};
+
+struct Rejection {
+    int status = 400;
+    QLatin1String code;
+    QString message;
+    QList<QPair<QByteArray, QByteArray>> headers;
+};
+
+// Decides on a WebSocket upgrade: nullopt accepts, a Rejection refuses before any handshake.
+using UpgradeVerifier = std::function<std::optional<Rejection>(const RequestHead &)>;
+// Receives an accepted upgrade's socket (parentless, Qt's HTTP slots disconnected, the handshake
+// bytes still unread in its buffer).
+using UpgradeAcceptor = std::function<void(QTcpSocket *)>;
+
+class ConnectionGuard final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ConnectionGuard)
+public:
+    ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits, UpgradeVerifier verifier,
+                    UpgradeAcceptor acceptor);
+
+    // Writes a JSON error response straight to the socket, stops Qt from reading it, and closes
+    // gracefully (half-close, then drain what the client still sends for a moment).
+    static void reject(QTcpSocket *socket, const Rejection &r);
+
+private:
+    enum class State { Idle, Headers, Body, ChunkSize, ChunkData, ChunkDataEnd, Trailers, Done };
+
+    void onReadyRead();
+    void feed(const QByteArray &data);
+    bool onHeadersComplete(); // false when the request was rejected or handed over
+    void onRequestComplete();
+    void onTimeout();
+    void fail(int status, QLatin1String code, const QString &message);
+    void armIdleTimer();
+
+    QTcpSocket *m_socket;
+    HttpLimits m_limits;
+    UpgradeVerifier m_verifier;
+    UpgradeAcceptor m_acceptor;
+    State m_state = State::Idle;
+    QByteArray m_headerBuf;
+    QByteArray m_lineBuf; // chunk-size and trailer lines
+    qint64 m_remaining = 0;
+    qint64 m_bodySeen = 0;
+    int m_trailerBytes = 0;
+    QTimer m_deadline;
+};
+
+class GuardedTcpServer final : public QTcpServer {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(GuardedTcpServer)
+public:
+    GuardedTcpServer(const HttpLimits &limits, UpgradeVerifier verifier, UpgradeAcceptor acceptor,
+                     QObject *parent = nullptr);
+    // Connections accepted and not yet closed (HTTP and WebSocket).
+    int openConnections() const { return m_open; }
+
+protected:
+    void incomingConnection(qintptr descriptor) override;
+
+private:
+    HttpLimits m_limits;
+    UpgradeVerifier m_verifier;
+    UpgradeAcceptor m_acceptor;
+    int m_open = 0;
+};
+
+} // namespace flotilla

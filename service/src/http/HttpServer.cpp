@@ -1,0 +1,295 @@
+#include "http/HttpServer.h"
+
+#include "app/Logging.h"
+#include "protocol/WireNames.h"
+
+#include <QAbstractHttpServer>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QPointer>
+#include <QTcpSocket>
+#include <QUrl>
+#include <QWebSocket>
+#include <QWebSocketServer>
+
+namespace flotilla {
+
+namespace c = wire::code;
+using QtStatus = QHttpServerResponder::StatusCode;
+
+// QHttpServer (final, regex routes scanned linearly, 404 for a wrong method) is bypassed: the
+// abstract server gives us each parsed request and we route it ourselves.
+class QtHttpBackend final : public QAbstractHttpServer {
+public:
+    explicit QtHttpBackend(HttpServer *owner)
+        : QAbstractHttpServer(owner)
+        , m_owner(owner) {}
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override {
+        ApiRequest r;
+        r.method = toMethod(request.method());
+        const QUrl url = request.url();
+        r.path = url.path(QUrl::FullyDecoded);
+        r.query = QUrlQuery(url);
+        r.body = request.body();
+        const QByteArray token =
+            Authenticator::fromHeaders(request.value(QByteArrayLiteral("x-auth-token")),
+                                       request.value(QByteArrayLiteral("authorization")));
+        r.authenticated = m_owner->m_auth.accepts(token);
+
+        // Handlers may answer later (exec waits for its command). The responder is kept alive
+        // with the reply callback and writes only if the client is still there: this is what
+        // QFuture handlers get wrong in 6.4 (use-after-free, QTBUG-105202).
+        auto responder = std::make_shared<QHttpServerResponder>(makeResponder(request, socket));
+        QPointer<QTcpSocket> alive(socket);
+        m_owner->dispatch(std::move(r), [responder, alive](const Reply &reply, bool headOnly) {
+            if (!alive || alive->state() != QAbstractSocket::ConnectedState)
+                return;
+            responder->writeStatusLine(static_cast<QtStatus>(reply.status));
+            if (reply.status != 204) {
+                if (!reply.contentType.isEmpty())
+                    responder->writeHeader(QByteArrayLiteral("Content-Type"), reply.contentType);
+                responder->writeHeader(QByteArrayLiteral("Content-Length"),
+                                       QByteArray::number(reply.body.size()));
+            }
+            responder->writeHeader(QByteArrayLiteral("Cache-Control"),
+                                   QByteArrayLiteral("no-store"));
+            for (const auto &h : reply.headers)
+                responder->writeHeader(h.first, h.second);
+            responder->writeBody(headOnly ? QByteArray() : reply.body);
+        });
+        return true;
+    }
+
+    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override {
+        // Unreachable: handleRequest takes everything. Answer anyway rather than hang a client.
+        makeResponder(request, socket)
+            .write(errorBody(c::RouteNotFound, QStringLiteral("no such route")),
+                   QByteArrayLiteral("application/json"), QtStatus::NotFound);
+    }
+
+private:
+    static Method toMethod(QHttpServerRequest::Method m) {
+        switch (m) {
+        case QHttpServerRequest::Method::Get:
+            return Method::Get;
+        case QHttpServerRequest::Method::Head:
+            return Method::Head;
+        case QHttpServerRequest::Method::Post:
+            return Method::Post;
+        case QHttpServerRequest::Method::Put:
+            return Method::Put;
+        case QHttpServerRequest::Method::Patch:
+            return Method::Patch;
+        case QHttpServerRequest::Method::Delete:
+            return Method::Delete;
+        case QHttpServerRequest::Method::Options:
+            return Method::Options;
+        default:
+            return Method::Other;
+        }
+    }
+
+    HttpServer *m_owner;
+};
+
+HttpServer::HttpServer(HttpServerConfig config, Authenticator auth, QObject *parent)
+    : QObject(parent)
+    , m_config(std::move(config))
+    , m_auth(std::move(auth)) {
+    m_backend = new QtHttpBackend(this);
+    m_wsServer =
+        new QWebSocketServer(QStringLiteral("flotillad"), QWebSocketServer::NonSecureMode, this);
+    m_wsServer->setHandshakeTimeout(m_config.webSocketHandshakeTimeoutMs);
+    if (m_auth.required()) // browsers fail the handshake unless the offered subprotocol comes back
+        m_wsServer->setSupportedSubprotocols({QString::fromUtf8(m_auth.subprotocol())});
+    connect(m_wsServer, &QWebSocketServer::newConnection, this, [this] {
+        while (m_wsServer->hasPendingConnections()) {
+            QWebSocket *ws = m_wsServer->nextPendingConnection();
+            ws->setMaxAllowedIncomingMessageSize(m_config.maxWebSocketMessageBytes);
+            ws->setMaxAllowedIncomingFrameSize(m_config.maxWebSocketMessageBytes);
+            ws->setParent(nullptr);
+            Q_EMIT webSocketAccepted(ws);
+        }
+    });
+}
+
+HttpServer::~HttpServer() = default;
+
+void HttpServer::route(Method method, const QString &pattern, Handler handler, Access access) {
+    routeAsync(
+        method, pattern,
+        [h = std::move(handler)](const ApiRequest &r, const ReplyCallback &done) { done(h(r)); },
+        access);
+}
+
+void HttpServer::routeAsync(Method method, const QString &pattern, AsyncHandler handler,
+                            Access access) {
+    Route r{method, pattern.split(QLatin1Char('/')), access, std::move(handler)};
+    const bool parametric = pattern.contains(QLatin1Char(':'));
+    m_routes.append(std::move(r));
+    if (parametric)
+        m_parametric.append(int(m_routes.size() - 1));
+    else
+        m_exact[pattern].append(int(m_routes.size() - 1));
+}
+
+const HttpServer::Route *HttpServer::match(const ApiRequest &request, QList<Method> *allowed,
+                                           QHash<QString, QString> *params) const {
+    const Method wanted = request.method == Method::Head ? Method::Get : request.method;
+    // Literal paths win over parameters: /api/agents/status is never the agent "status".
+    auto exact = m_exact.constFind(request.path);
+    if (exact != m_exact.constEnd()) {
+        for (int i : *exact) {
+            allowed->append(m_routes[i].method);
+            if (m_routes[i].method == wanted)
+                return &m_routes[i];
+        }
+        return nullptr;
+    }
+    const QStringList segments = request.path.split(QLatin1Char('/'));
+    const Route *found = nullptr;
+    for (int i : m_parametric) {
+        const Route &r = m_routes[i];
+        if (r.segments.size() != segments.size())
+            continue;
+        QHash<QString, QString> captured;
+        bool ok = true;
+        for (qsizetype s = 0; s < segments.size() && ok; ++s) {
+            const QString &p = r.segments[s];
+            if (p.startsWith(QLatin1Char(':')))
+                ok = !segments[s].isEmpty() && (captured.insert(p.mid(1), segments[s]), true);
+            else
+                ok = p == segments[s];
+        }
+        if (!ok)
+            continue;
+        allowed->append(r.method);
+        if (!found && r.method == wanted) {
+            found = &r;
+            *params = captured;
+        }
+    }
+    return found;
+}
+
+void HttpServer::dispatch(ApiRequest request, std::function<void(const Reply &, bool)> send) {
+    const bool headOnly = request.method == Method::Head;
+    QList<Method> allowed;
+    QHash<QString, QString> params;
+    const Route *route = match(request, &allowed, &params);
+    const bool mayProceed = request.authenticated || (route && route->access == Access::Open);
+
+    auto refuse = [&](const Reply &r) { send(r, headOnly); };
+    if (!mayProceed) {
+        // Fail closed, and before revealing whether the route exists.
+        Reply r = Error{ErrorKind::Unauthorized, c::Unauthorized,
+                        QStringLiteral("missing or invalid X-Auth-Token")};
+        r.headers.append({QByteArrayLiteral("WWW-Authenticate"),
+                          QByteArrayLiteral("Bearer realm=\"flotilla\"")});
+        return refuse(r);
+    }
+    if (!route && allowed.isEmpty()) {
+        return refuse(Error::notFound(
+            c::RouteNotFound,
+            QStringLiteral("no route %1 %2").arg(methodName(request.method), request.path)));
+    }
+    if (!route) {
+        QByteArrayList names;
+        for (Method m : allowed)
+            names.append(QByteArray(methodName(m).data(), methodName(m).size()));
+        if (allowed.contains(Method::Get))
+            names.append(QByteArrayLiteral("HEAD"));
+        Reply r = Error{ErrorKind::MethodNotAllowed, c::MethodNotAllowed,
+                        QStringLiteral("%1 is not allowed on %2")
+                            .arg(methodName(request.method), request.path)};
+        r.headers.append({QByteArrayLiteral("Allow"), names.join(", ")});
+        return refuse(r);
+    }
+    request.params = std::move(params);
+    qCDebug(lcHttp).noquote() << methodName(request.method) << request.path;
+    route->handler(request,
+                   [send = std::move(send), headOnly](const Reply &r) { send(r, headOnly); });
+}
+
+std::optional<Rejection> HttpServer::verifyUpgrade(const RequestHead &head) const {
+    const QUrl url(QString::fromUtf8(head.target));
+    if (!m_config.webSocketPaths.contains(url.path())) {
+        return Rejection{404,
+                         c::RouteNotFound,
+                         QStringLiteral("WebSocket upgrades are accepted only at %1")
+                             .arg(m_config.webSocketPaths.join(QStringLiteral(" and "))),
+                         {}};
+    }
+    QByteArray candidate =
+        Authenticator::fromHeaders(head.header("x-auth-token"), head.header("authorization"));
+    if (candidate.isEmpty())
+        candidate =
+            QUrlQuery(url).queryItemValue(QStringLiteral("token"), QUrl::FullyDecoded).toUtf8();
+    if (candidate.isEmpty()) {
+        const QList<QByteArray> offered = head.header("sec-websocket-protocol").split(',');
+        for (const QByteArray &p : offered) {
+            if (p.trimmed().startsWith("auth-"))
+                candidate = p.trimmed().mid(5);
+        }
+    }
+    if (!m_auth.accepts(candidate))
+        return Rejection{401, c::Unauthorized, QStringLiteral("missing or invalid token"), {}};
+    const QByteArray origin = head.header("origin");
+    if (!origin.isEmpty() && !originAllowed(origin, head.header("host"))) {
+        qCWarning(lcWs).noquote() << "refused WebSocket from origin" << QString::fromUtf8(origin);
+        return Rejection{403, c::ForbiddenOrigin, QStringLiteral("origin not allowed"), {}};
+    }
+    return std::nullopt;
+}
+
+bool HttpServer::originAllowed(const QByteArray &origin, const QByteArray &host) const {
+    // A page on another site must not drive the service through the user's browser
+    // (cross-site WebSocket hijacking). Same host, loopback, or listed origins only.
+    const QString o = QString::fromUtf8(origin);
+    if (m_config.allowedOrigins.contains(o))
+        return true;
+    const QUrl url(o);
+    const QString h = url.host();
+    if (h == QLatin1String("localhost") || h == QLatin1String("127.0.0.1") ||
+        h == QLatin1String("::1"))
+        return true;
+    const QString hostHeader = QString::fromUtf8(host);
+    const QUrl hostUrl(QStringLiteral("http://") + hostHeader);
+    return !h.isEmpty() && hostUrl.host() == h;
+}
+
+void HttpServer::acceptUpgrade(QTcpSocket *socket) {
+    m_wsServer->handleConnection(socket);
+    // The handshake bytes are already buffered; QWebSocketServer reads on readyRead.
+    Q_EMIT socket->readyRead();
+}
+
+Result<quint16> HttpServer::listen(const QHostAddress &address, quint16 port) {
+    auto *tcp = new GuardedTcpServer(
+        m_config.limits, [this](const RequestHead &h) { return verifyUpgrade(h); },
+        [this](QTcpSocket *s) { acceptUpgrade(s); }, this);
+    if (!tcp->listen(address, port)) {
+        const QString why = tcp->errorString();
+        delete tcp;
+        return Error::internal(c::Internal, QStringLiteral("cannot listen on %1:%2: %3")
+                                                .arg(address.toString())
+                                                .arg(port)
+                                                .arg(why));
+    }
+    m_tcp = tcp;
+    m_backend->bind(tcp);
+    return tcp->serverPort();
+}
+
+void HttpServer::stopListening() {
+    if (m_tcp)
+        m_tcp->close();
+}
+
+int HttpServer::openConnections() const {
+    return m_tcp ? m_tcp->openConnections() : 0;
+}
+
+} // namespace flotilla

@@ -1,0 +1,83 @@
+#pragma once
+// The HTTP adapter: the only code that touches QtHttpServer (STYLE.md #4). It owns the routing
+// table controllers register into, the auth gate, the JSON error mapping, the connection guard
+// and the WebSocket takeover on the same port.
+
+#include "http/ApiTypes.h"
+#include "http/Authenticator.h"
+#include "http/ConnectionGuard.h"
+
+#include <QHostAddress>
+#include <QObject>
+#include <QStringList>
+
+#include <memory>
+
+class QTcpSocket;
+class QWebSocket;
+class QWebSocketServer;
+
+namespace flotilla {
+
+class QtHttpBackend;
+
+struct HttpServerConfig {
+    HttpLimits limits;
+    QStringList webSocketPaths{QStringLiteral("/ws"), QStringLiteral("/")};
+    QStringList allowedOrigins; // extra Origins for WebSocket clients, e.g. "https://example.org"
+    quint64 maxWebSocketMessageBytes = 64 * 1024;
+    int webSocketHandshakeTimeoutMs = 10'000;
+};
+
+enum class Access { Token, Open };
+
+class HttpServer final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(HttpServer)
+public:
+    HttpServer(HttpServerConfig config, Authenticator auth, QObject *parent = nullptr);
+    ~HttpServer() override;
+
+    // Pattern segments starting with ':' are parameters: "/api/agents/:id".
+    void route(Method method, const QString &pattern, Handler handler,
+               Access access = Access::Token);
+    void routeAsync(Method method, const QString &pattern, AsyncHandler handler,
+                    Access access = Access::Token);
+
+    // Binds and listens. Returns the port actually bound (useful with port 0).
+    Result<quint16> listen(const QHostAddress &address, quint16 port);
+    // Stops accepting new connections; open ones finish.
+    void stopListening();
+    int openConnections() const;
+
+Q_SIGNALS:
+    // An authenticated WebSocket, handshake done. The receiver takes ownership.
+    void webSocketAccepted(QWebSocket *socket);
+
+private:
+    friend class QtHttpBackend;
+    struct Route {
+        Method method;
+        QStringList segments;
+        Access access;
+        AsyncHandler handler;
+    };
+
+    void dispatch(ApiRequest request, std::function<void(const Reply &, bool headOnly)> send);
+    const Route *match(const ApiRequest &request, QList<Method> *allowed,
+                       QHash<QString, QString> *params) const;
+    std::optional<Rejection> verifyUpgrade(const RequestHead &head) const;
+    void acceptUpgrade(QTcpSocket *socket);
+    bool originAllowed(const QByteArray &origin, const QByteArray &host) const;
+
+    HttpServerConfig m_config;
+    Authenticator m_auth;
+    QList<Route> m_routes;
+    QHash<QString, QList<int>> m_exact; // literal patterns -> route indexes
+    QList<int> m_parametric;
+    QtHttpBackend *m_backend = nullptr;
+    QWebSocketServer *m_wsServer = nullptr;
+    GuardedTcpServer *m_tcp = nullptr;
+};
+
+} // namespace flotilla

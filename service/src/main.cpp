@@ -1,0 +1,52 @@
+// flotillad: parse options, build the service, run the event loop. Everything else lives in
+// flotilla_core (app/ServiceApp.cpp is the composition root).
+
+#include "app/ServerConfig.h"
+#include "app/ServiceApp.h"
+#include "app/UnixSignals.h"
+
+#include <QCoreApplication>
+#include <QTimer>
+
+#include <cstdio>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+int main(int argc, char *argv[]) {
+    ::umask(077); // every file we create (database, WAL, prompt, lock) is private to the user
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur =
+            files.rlim_max; // each WebSocket client and agent process holds descriptors
+        ::setrlimit(RLIMIT_NOFILE, &files);
+    }
+
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("flotilla"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(FLOTILLA_VERSION));
+
+    const auto parsed =
+        flotilla::parseCommandLine(app.arguments(), QProcessEnvironment::systemEnvironment());
+    if (parsed.exitCode >= 0) {
+        std::fprintf(parsed.exitCode == 0 ? stdout : stderr, "%s\n",
+                     qUtf8Printable(parsed.message));
+        return parsed.exitCode;
+    }
+
+    flotilla::ServiceApp service(parsed.config);
+    if (const auto failure = service.start()) {
+        std::fprintf(stderr, "flotillad: %s\n", qUtf8Printable(failure->message));
+        return failure->exitCode;
+    }
+    std::fprintf(stderr, "flotillad: listening on %s:%u\n",
+                 qUtf8Printable(parsed.config.host.toString()), unsigned(service.port()));
+    std::fflush(stderr);
+
+    flotilla::UnixSignals signals;
+    QObject::connect(&signals, &flotilla::UnixSignals::terminateRequested, &app, [&service](int) {
+        service.shutdown();
+        // A moment for close frames and final responses to leave, then exit 0.
+        QTimer::singleShot(100, QCoreApplication::instance(), &QCoreApplication::quit);
+    });
+    return app.exec();
+}

@@ -1,0 +1,92 @@
+#pragma once
+// The WebSocket side: one hub turns domain signals into events, serialises each once and fans the
+// same bytes out to every client (STYLE.md #6); incoming messages go through a table keyed by type
+// (STYLE.md #12).
+//
+// Slow clients: before each send the client's socket backlog (bytesToWrite) is checked. Over the
+// cap, the client is marked lagging and events for it are dropped (counted) instead of queued, so
+// it can neither grow our memory nor slow anyone else. When its backlog drains it receives a full
+// `agents_update` resync (what it missed is then reflected); if it stays over the cap for
+// stallTimeoutMs it is disconnected.
+
+#include "protocol/Envelope.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+#include <functional>
+
+class QWebSocket;
+
+namespace flotilla {
+
+class AgentRegistry;
+class NotificationService;
+
+struct HubConfig {
+    qint64 backlogCapBytes = 4 * 1024 * 1024;
+    int stallTimeoutMs = 30'000;
+    int pingIntervalMs = 30'000;
+    int pongTimeoutMs = 75'000; // no frame and no pong for this long -> dead
+};
+
+class EventHub final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(EventHub)
+public:
+    struct IncomingHandler {
+        QStringList requiredFields;
+        std::function<void(QWebSocket *client, const QJsonObject &payload)> handle;
+    };
+
+    EventHub(HubConfig config, AgentRegistry &agents, NotificationService &notifications,
+             QObject *parent = nullptr);
+    ~EventHub() override;
+
+    // Takes ownership of an authenticated socket and sends it the on-connect sync.
+    void addClient(QWebSocket *socket);
+    // Registers a client->server message type (later issues add boss, permission... handlers).
+    void registerIncoming(const QString &type, IncomingHandler handler);
+
+    void broadcast(QLatin1String type, const QJsonValue &payload);
+    void broadcastRaw(const QByteArray &event);
+    void sendTo(QWebSocket *client, QLatin1String type, const QJsonValue &payload);
+
+    // Closes every client with "going away" (service shutdown).
+    void closeAll();
+
+    int clientCount() const { return int(m_clients.size()); }
+    quint64 droppedEvents() const { return m_dropped; }
+    qint64 largestBacklog() const;
+
+private:
+    struct Client {
+        QWebSocket *socket = nullptr;
+        bool lagging = false;
+        QElapsedTimer laggingFor;
+        QElapsedTimer lastHeard;
+    };
+
+    void sendSync(QWebSocket *socket);
+    void onText(QWebSocket *socket, const QString &text);
+    void sendError(QWebSocket *socket, const QString &message, QLatin1String code);
+    void send(Client &client, const QString &text);
+    void housekeeping();
+    void remove(QWebSocket *socket);
+    Client *find(QWebSocket *socket);
+
+    HubConfig m_config;
+    AgentRegistry &m_agents;
+    QList<Client> m_clients;
+    QHash<QString, IncomingHandler> m_incoming;
+    QTimer m_housekeeping;
+    QTimer m_pinger;
+    quint64 m_dropped = 0;
+};
+
+} // namespace flotilla

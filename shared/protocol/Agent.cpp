@@ -1,0 +1,108 @@
+#include "protocol/Agent.h"
+
+#include "protocol/WireNames.h"
+
+#include <QJsonArray>
+
+namespace flotilla {
+
+namespace k = wire::key;
+
+namespace {
+QJsonValue nullable(const QString &s) {
+    return s.isEmpty() ? QJsonValue() : QJsonValue(s);
+}
+} // namespace
+
+QJsonObject Agent::toJson() const {
+    return QJsonObject{
+        {k::Id, id},
+        {k::Name_, name},
+        {k::Class, agentClass},
+        {k::Status, status},
+        {k::Cwd, cwd},
+        {k::Provider, provider},
+        {k::Model, model},
+        {k::TaskLabel, taskLabel},
+        {k::TrackingStatus, nullable(trackingStatus)},
+        {k::TrackingStatusDetail, trackingStatusDetail},
+        {k::CurrentTask, currentTask},
+        {k::CurrentTool, currentTool},
+        {k::IsProcessRunning, isProcessRunning},
+        {k::ContextUsed, contextUsed},
+        {k::ContextLimit, contextLimit},
+        {k::TokensUsed, tokensUsed},
+        {k::SessionId, nullable(sessionId)},
+        {k::CreatedAt, createdAt},
+        {k::LastActivity, lastActivity},
+        {k::TaskCount, taskCount},
+        {k::IsBoss, isBoss},
+        {k::BossId, nullable(bossId)},
+        {k::SubordinateIds, QJsonArray::fromStringList(subordinateIds)},
+        {k::AreaId, nullable(areaId)},
+        {k::LastError, nullable(lastError)},
+    };
+}
+
+QJsonObject Agent::toStatusJson() const {
+    return QJsonObject{
+        {k::Id, id},
+        {k::Name_, name},
+        {k::Status, status},
+        {k::CurrentTask, currentTask},
+        {k::CurrentTool, currentTool},
+        {k::IsProcessRunning, isProcessRunning},
+    };
+}
+
+QJsonObject Agent::toSimpleJson() const {
+    return QJsonObject{{k::Id, id}, {k::Name_, name}};
+}
+
+bool Agent::fromJson(const QJsonObject &json, Agent *out) {
+    Agent a;
+    a.id = json.value(k::Id).toString();
+    a.name = json.value(k::Name_).toString();
+    if (a.id.isEmpty() || a.name.isEmpty())
+        return false;
+    a.agentClass = json.value(k::Class).toString();
+    a.status = json.value(k::Status).toString();
+    a.cwd = json.value(k::Cwd).toString();
+    a.provider = json.value(k::Provider).toString();
+    a.model = json.value(k::Model).toString();
+    a.taskLabel = json.value(k::TaskLabel).toString();
+    a.trackingStatus = json.value(k::TrackingStatus).toString();
+    a.trackingStatusDetail = json.value(k::TrackingStatusDetail).toString();
+    a.currentTask = json.value(k::CurrentTask).toString();
+    a.currentTool = json.value(k::CurrentTool).toString();
+    a.isProcessRunning = json.value(k::IsProcessRunning).toBool();
+    a.contextUsed = json.value(k::ContextUsed).toInteger();
+    a.contextLimit = json.value(k::ContextLimit).toInteger();
+    a.tokensUsed = json.value(k::TokensUsed).toInteger();
+    a.sessionId = json.value(k::SessionId).toString();
+    a.createdAt = json.value(k::CreatedAt).toInteger();
+    a.lastActivity = json.value(k::LastActivity).toInteger();
+    a.taskCount = json.value(k::TaskCount).toInt();
+    a.isBoss = json.value(k::IsBoss).toBool();
+    a.bossId = json.value(k::BossId).toString();
+    const QJsonArray subs = json.value(k::SubordinateIds).toArray();
+    for (const QJsonValue &v : subs)
+        a.subordinateIds.append(v.toString());
+    a.areaId = json.value(k::AreaId).toString();
+    a.lastError = json.value(k::LastError).toString();
+    *out = std::move(a);
+    return true;
+}
+
+QJsonObject Agent::changedFields(const Agent &before, const Agent &after) {
+    const QJsonObject b = before.toJson();
+    const QJsonObject a = after.toJson();
+    QJsonObject diff{{k::Id, after.id}, {k::Name_, after.name}};
+    for (auto it = a.constBegin(); it != a.constEnd(); ++it) {
+        if (b.value(it.key()) != it.value())
+            diff.insert(it.key(), it.value());
+    }
+    return diff;
+}
+
+} // namespace flotilla

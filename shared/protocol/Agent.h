@@ -1,0 +1,55 @@
+#pragma once
+// The agent resource as it travels on the wire and as the service stores it.
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+namespace flotilla {
+
+struct Agent {
+    QString id;
+    QString name;
+    QString agentClass;
+    QString status;
+    QString cwd;
+    QString provider;
+    QString model;
+    QString taskLabel;
+    QString trackingStatus; // empty means JSON null
+    QString trackingStatusDetail;
+    QString currentTask;
+    QString currentTool;
+    bool isProcessRunning = false;
+    qint64 contextUsed = 0;
+    qint64 contextLimit = 0;
+    qint64 tokensUsed = 0;
+    QString sessionId; // empty means JSON null
+    qint64 createdAt = 0;
+    qint64 lastActivity = 0;
+    int taskCount = 0;
+    bool isBoss = false;
+    QString bossId; // empty means JSON null
+    QStringList subordinateIds;
+    QString areaId;    // empty means JSON null
+    QString lastError; // empty means JSON null
+
+    // Full object (GET /api/agents/:id, agents_update, agent_created, storage).
+    QJsonObject toJson() const;
+    // Items of GET /api/agents/status.
+    QJsonObject toStatusJson() const;
+    // Items of GET /api/agents/simple.
+    QJsonObject toSimpleJson() const;
+
+    // Lenient decoder for stored or received objects: unknown keys are ignored, missing ones
+    // keep their defaults. Returns false only when id or name is missing.
+    static bool fromJson(const QJsonObject &json, Agent *out);
+
+    // The agent_updated payload: id and name plus every field whose value differs.
+    static QJsonObject changedFields(const Agent &before, const Agent &after);
+
+    friend bool operator==(const Agent &a, const Agent &b) { return a.toJson() == b.toJson(); }
+    friend bool operator!=(const Agent &a, const Agent &b) { return !(a == b); }
+};
+
+} // namespace flotilla

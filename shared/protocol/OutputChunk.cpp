@@ -1,0 +1,40 @@
+#include "protocol/OutputChunk.h"
+
+#include "protocol/WireNames.h"
+
+namespace flotilla {
+
+namespace k = wire::key;
+
+QJsonObject OutputChunk::toJson() const {
+    QJsonObject o{{k::AgentId, agentId},
+                  {k::Text, text},
+                  {k::IsStreaming, isStreaming},
+                  {k::Timestamp, timestamp}};
+    if (!toolName.isEmpty())
+        o.insert(k::ToolName, toolName);
+    if (hasToolInput)
+        o.insert(k::ToolInput, toolInput);
+    if (hasToolOutput)
+        o.insert(k::ToolOutput, toolOutput);
+    return o;
+}
+
+bool OutputChunk::fromJson(const QJsonObject &json, OutputChunk *out) {
+    if (!json.value(k::AgentId).isString())
+        return false;
+    OutputChunk c;
+    c.agentId = json.value(k::AgentId).toString();
+    c.text = json.value(k::Text).toString();
+    c.isStreaming = json.value(k::IsStreaming).toBool(true);
+    c.timestamp = json.value(k::Timestamp).toInteger();
+    c.toolName = json.value(k::ToolName).toString();
+    c.hasToolInput = json.value(k::ToolInput).isObject();
+    c.toolInput = json.value(k::ToolInput).toObject();
+    c.hasToolOutput = json.value(k::ToolOutput).isString();
+    c.toolOutput = json.value(k::ToolOutput).toString();
+    *out = std::move(c);
+    return true;
+}
+
+} // namespace flotilla
