@@ -1,0 +1,75 @@
+#include "support/ServiceProcess.h"
+
+#include <QElapsedTimer>
+#include <QRegularExpression>
+
+namespace flotilla::test {
+
+ServiceProcess::~ServiceProcess() {
+    if (m_process.state() != QProcess::NotRunning)
+        kill();
+}
+
+bool ServiceProcess::start(const QStringList &args, const QProcessEnvironment &env, int timeoutMs) {
+    QStringList all = args;
+    if (!all.contains(QStringLiteral("--port")))
+        all << QStringLiteral("--port") << QStringLiteral("0");
+    m_process.setProcessEnvironment(env);
+    m_process.start(QStringLiteral(FLOTILLAD_PATH), all);
+    if (!m_process.waitForStarted(timeoutMs))
+        return false;
+    static const QRegularExpression re(QStringLiteral("listening on \\S+:(\\d+)"));
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < timeoutMs) {
+        if (m_process.state() == QProcess::NotRunning)
+            break;
+        m_process.waitForReadyRead(50);
+        m_err += m_process.readAllStandardError();
+        const auto match = re.match(QString::fromUtf8(m_err));
+        if (match.hasMatch()) {
+            m_port = quint16(match.captured(1).toUInt());
+            return true;
+        }
+    }
+    m_err += m_process.readAllStandardError();
+    return false;
+}
+
+int ServiceProcess::runToExit(const QStringList &args, const QProcessEnvironment &env,
+                              int timeoutMs) {
+    m_process.setProcessEnvironment(env);
+    m_process.start(QStringLiteral(FLOTILLAD_PATH), args);
+    if (!m_process.waitForFinished(timeoutMs)) {
+        kill();
+        return -1;
+    }
+    m_err += m_process.readAllStandardError();
+    m_out += m_process.readAllStandardOutput();
+    return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+}
+
+bool ServiceProcess::terminate(int timeoutMs) {
+    m_process.terminate();
+    const bool ok = m_process.waitForFinished(timeoutMs);
+    m_err += m_process.readAllStandardError();
+    return ok;
+}
+
+void ServiceProcess::kill() {
+    m_process.kill();
+    m_process.waitForFinished(5000);
+    m_err += m_process.readAllStandardError();
+}
+
+QByteArray ServiceProcess::stdErr() {
+    m_err += m_process.readAllStandardError();
+    return m_err;
+}
+
+QByteArray ServiceProcess::stdOut() {
+    m_out += m_process.readAllStandardOutput();
+    return m_out;
+}
+
+} // namespace flotilla::test

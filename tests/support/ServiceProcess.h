@@ -1,0 +1,40 @@
+#pragma once
+// The real flotillad binary as a child process: for restart, crash and command-line tests.
+
+#include <QProcess>
+#include <QStringList>
+
+namespace flotilla::test {
+
+class ServiceProcess final {
+public:
+    ServiceProcess() = default;
+    ~ServiceProcess();
+
+    // Starts flotillad with `args` (plus --port 0 unless a port is given) and waits until it
+    // prints its "listening on" line. Returns false if it exited or timed out.
+    bool start(const QStringList &args,
+               const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment(),
+               int timeoutMs = 10000);
+    // Runs to completion (for options that exit at once); returns the exit code, -1 on timeout.
+    int runToExit(const QStringList &args,
+                  const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment(),
+                  int timeoutMs = 10000);
+
+    quint16 port() const { return m_port; }
+    qint64 pid() const { return m_process.processId(); }
+    bool terminate(int timeoutMs = 10000); // SIGTERM and wait
+    void kill();                           // SIGKILL and wait
+    int exitCode() const { return m_process.exitCode(); }
+    QProcess::ExitStatus exitStatus() const { return m_process.exitStatus(); }
+    QByteArray stdErr();
+    QByteArray stdOut();
+
+private:
+    QProcess m_process;
+    QByteArray m_err;
+    QByteArray m_out;
+    quint16 m_port = 0;
+};
+
+} // namespace flotilla::test
