@@ -44,6 +44,8 @@ rss_100=$(ps -o rss= -p $pid | tr -d ' ')
 
 cat > "$work/post.lua" <<LUA
 counter = 0
+-- each wrk thread has its own Lua state: seed from its table address so names never collide
+function init(args) math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)"), 16)) end
 request = function()
   counter = counter + 1
   local body = '{"name":"w' .. counter .. '-' .. math.random(1e9) .. '","cwd":"$work"}'

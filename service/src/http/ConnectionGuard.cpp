@@ -5,6 +5,7 @@
 #include "protocol/WireNames.h"
 
 #include <QTcpSocket>
+#include <QVarLengthArray>
 
 #include <sys/socket.h>
 
@@ -23,25 +24,6 @@ bool isTokenChar(char ch) {
     if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))
         return true;
     return QByteArrayView("!#$%&'*+-.^_`|~").contains(ch);
-}
-
-bool isToken(const QByteArray &s) {
-    if (s.isEmpty())
-        return false;
-    for (char ch : s) {
-        if (!isTokenChar(ch))
-            return false;
-    }
-    return true;
-}
-
-bool hasCtl(const QByteArray &s) {
-    for (char ch : s) {
-        const auto u = static_cast<unsigned char>(ch);
-        if ((u < 0x20 && u != '\t') || u == 0x7f)
-            return true;
-    }
-    return false;
 }
 
 bool containsToken(const QByteArray &list, const QByteArray &token) {
@@ -223,38 +205,92 @@ void ConnectionGuard::feed(const QByteArray &data) {
     }
 }
 
-bool ConnectionGuard::onHeadersComplete() {
-    QList<QByteArray> lines = m_headerBuf.split('\n');
-    for (QByteArray &l : lines) {
-        if (l.endsWith('\r'))
-            l.chop(1);
+namespace {
+
+// One header line, as views into the head buffer (no allocation on the hot path).
+struct HeaderView {
+    QByteArrayView name;
+    QByteArrayView value;
+};
+
+QByteArrayView trimmedView(QByteArrayView v) {
+    while (!v.isEmpty() && (v.front() == ' ' || v.front() == '\t'))
+        v = v.sliced(1);
+    while (!v.isEmpty() && (v.back() == ' ' || v.back() == '\t'))
+        v.chop(1);
+    return v;
+}
+
+bool isTokenView(QByteArrayView s) {
+    if (s.isEmpty())
+        return false;
+    for (char ch : s) {
+        if (!isTokenChar(ch))
+            return false;
     }
-    while (!lines.isEmpty() && lines.constLast().isEmpty())
-        lines.removeLast();
+    return true;
+}
+
+bool hasCtlView(QByteArrayView s) {
+    for (char ch : s) {
+        const auto u = static_cast<unsigned char>(ch);
+        if ((u < 0x20 && u != '\t') || u == 0x7f)
+            return true;
+    }
+    return false;
+}
+
+bool nameIs(QByteArrayView name, const char *lower) {
+    return name.size() == qsizetype(qstrlen(lower)) &&
+           qstrnicmp(name.data(), lower, name.size()) == 0;
+}
+
+} // namespace
+
+bool ConnectionGuard::onHeadersComplete() {
+    // Split the head into lines (views; a trailing CR is dropped), request line first.
+    const QByteArrayView headBuf(m_headerBuf);
+    QVarLengthArray<QByteArrayView, 32> lines;
+    qsizetype start = 0;
+    for (qsizetype p = 0; p < headBuf.size(); ++p) {
+        if (headBuf[p] != '\n')
+            continue;
+        QByteArrayView line = headBuf.sliced(start, p - start);
+        if (line.endsWith('\r'))
+            line.chop(1);
+        start = p + 1;
+        if (line.isEmpty())
+            break; // the blank line that ends the head
+        lines.append(line);
+    }
     if (lines.isEmpty()) {
         fail(400, c::BadRequest, QStringLiteral("empty request"));
         return false;
     }
 
-    RequestHead head;
-    const QList<QByteArray> parts = lines.constFirst().split(' ');
-    if (parts.size() != 3 || !isToken(parts[0]) || parts[1].isEmpty() || hasCtl(parts[1])) {
+    // Request line: METHOD SP target SP version, single spaces.
+    const QByteArrayView requestLine = lines[0];
+    const qsizetype sp1 = requestLine.indexOf(' ');
+    const qsizetype sp2 = sp1 < 0 ? -1 : requestLine.indexOf(' ', sp1 + 1);
+    const QByteArrayView method = sp1 < 0 ? QByteArrayView() : requestLine.first(sp1);
+    const QByteArrayView target =
+        sp2 < 0 ? QByteArrayView() : requestLine.sliced(sp1 + 1, sp2 - sp1 - 1);
+    const QByteArrayView version = sp2 < 0 ? QByteArrayView() : requestLine.sliced(sp2 + 1);
+    if (sp2 < 0 || version.contains(' ') || !isTokenView(method) || target.isEmpty() ||
+        hasCtlView(target)) {
         fail(400, c::BadRequest, QStringLiteral("malformed request line"));
         return false;
     }
-    head.method = parts[0];
-    head.target = parts[1];
-    head.version = parts[2];
-    if (head.version != "HTTP/1.1" && head.version != "HTTP/1.0") {
+    if (version != "HTTP/1.1" && version != "HTTP/1.0") {
         fail(505, c::BadRequest, QStringLiteral("only HTTP/1.0 and HTTP/1.1 are supported"));
         return false;
     }
-    if (head.target.size() > m_limits.maxTargetBytes) {
+    if (target.size() > m_limits.maxTargetBytes) {
         fail(414, c::UriTooLong,
              QStringLiteral("request target exceeds %1 bytes").arg(m_limits.maxTargetBytes));
         return false;
     }
-    if (!head.target.startsWith('/')) {
+    if (!target.startsWith('/')) {
         fail(400, c::BadRequest, QStringLiteral("request target must be an absolute path"));
         return false;
     }
@@ -263,34 +299,57 @@ bool ConnectionGuard::onHeadersComplete() {
              QStringLiteral("more than %1 header fields").arg(m_limits.maxHeaderCount));
         return false;
     }
+
+    // Header fields: validate each, keep views of the few that decide framing.
+    QVarLengthArray<HeaderView, 32> headers;
+    QByteArrayView host, upgrade, connection, te, expect;
+    QVarLengthArray<QByteArrayView, 2> lengths;
     for (qsizetype k = 1; k < lines.size(); ++k) {
-        const QByteArray &l = lines[k];
+        const QByteArrayView l = lines[k];
         const qsizetype colon = l.indexOf(':');
-        if (l.startsWith(' ') || l.startsWith('\t') || colon <= 0 || !isToken(l.left(colon)) ||
-            hasCtl(l.mid(colon + 1))) {
+        if (l.startsWith(' ') || l.startsWith('\t') || colon <= 0 || !isTokenView(l.first(colon)) ||
+            hasCtlView(l.sliced(colon + 1))) {
             fail(400, c::BadRequest,
                  QStringLiteral("malformed header field on line %1").arg(k + 1));
             return false;
         }
-        head.headers.append({l.left(colon).toLower(), l.mid(colon + 1).trimmed()});
+        const HeaderView h{l.first(colon), trimmedView(l.sliced(colon + 1))};
+        headers.append(h);
+        if (nameIs(h.name, "host"))
+            host = h.value;
+        else if (nameIs(h.name, "content-length"))
+            lengths.append(h.value);
+        else if (nameIs(h.name, "transfer-encoding"))
+            te = h.value;
+        else if (nameIs(h.name, "expect"))
+            expect = h.value;
+        else if (nameIs(h.name, "upgrade"))
+            upgrade = h.value;
+        else if (nameIs(h.name, "connection"))
+            connection = h.value;
     }
-    if (head.version == "HTTP/1.1" && head.header("host").isEmpty()) {
+    if (version == "HTTP/1.1" && host.isEmpty()) {
         fail(400, c::BadRequest, QStringLiteral("HTTP/1.1 request without Host header"));
         return false;
     }
-    if (head.method == "CONNECT") {
+    if (method == "CONNECT") {
         fail(405, c::MethodNotAllowed, QStringLiteral("CONNECT is not supported"));
         return false;
     }
 
     // Upgrade: Qt 6.4 would treat any "Connection: upgrade" request as an upgrade and drop it.
-    const QByteArray upgrade = head.header("upgrade");
-    if (!upgrade.isEmpty() && containsToken(head.header("connection"), "upgrade")) {
-        if (upgrade.compare("websocket", Qt::CaseInsensitive) != 0 || head.method != "GET") {
+    if (!upgrade.isEmpty() && containsToken(connection.toByteArray(), "upgrade")) {
+        if (upgrade.compare("websocket", Qt::CaseInsensitive) != 0 || method != "GET") {
             fail(400, c::BadRequest,
                  QStringLiteral("only GET upgrades to websocket are supported"));
             return false;
         }
+        RequestHead head; // the rare path: materialise the head for the verifier
+        head.method = method.toByteArray();
+        head.target = target.toByteArray();
+        head.version = version.toByteArray();
+        for (const HeaderView &h : headers)
+            head.headers.append({h.name.toByteArray().toLower(), h.value.toByteArray()});
         if (auto refusal = m_verifier(head)) {
             m_state = State::Done;
             m_deadline.stop();
@@ -313,39 +372,34 @@ bool ConnectionGuard::onHeadersComplete() {
     }
 
     // Body framing. Both headers at once is a request-smuggling pattern: refuse it.
-    const QByteArray te = head.header("transfer-encoding");
-    const QByteArray cl = head.header("content-length");
-    if (!te.isEmpty() && !cl.isEmpty()) {
+    if (!te.isEmpty() && !lengths.isEmpty()) {
         fail(400, c::BadRequest, QStringLiteral("both Transfer-Encoding and Content-Length"));
         return false;
     }
     qint64 length = 0;
     bool chunked = false;
     if (!te.isEmpty()) {
-        if (te.trimmed().compare("chunked", Qt::CaseInsensitive) != 0) {
+        if (te.compare("chunked", Qt::CaseInsensitive) != 0) {
             fail(501, c::BadRequest, QStringLiteral("only chunked transfer-encoding is supported"));
             return false;
         }
         chunked = true;
-    } else if (!cl.isEmpty()) {
-        // Repeated identical values arrive joined by ", "; they must agree.
-        const QList<QByteArray> values = cl.split(',');
-        bool ok = true;
-        for (const QByteArray &v : values) {
-            const QByteArray t = v.trimmed();
-            bool one = false;
-            const qint64 parsed = t.size() <= 18 ? t.toLongLong(&one) : -1;
-            for (char ch : t)
-                one = one && ch >= '0' && ch <= '9';
-            if (!one || parsed < 0 || (v != values.constFirst() && parsed != length)) {
-                ok = false;
-                break;
+    }
+    bool haveLength = false;
+    for (QByteArrayView field : lengths) {
+        // Repeated fields (or a comma list) must all carry the same decimal value.
+        for (const QByteArray &part : field.toByteArray().split(',')) {
+            const QByteArrayView v = trimmedView(part);
+            bool digits = !v.isEmpty() && v.size() <= 18;
+            for (char ch : v)
+                digits = digits && ch >= '0' && ch <= '9';
+            const qint64 parsed = digits ? v.toByteArray().toLongLong() : -1;
+            if (!digits || (haveLength && parsed != length)) {
+                fail(400, c::BadRequest, QStringLiteral("malformed Content-Length"));
+                return false;
             }
             length = parsed;
-        }
-        if (!ok) {
-            fail(400, c::BadRequest, QStringLiteral("malformed Content-Length"));
-            return false;
+            haveLength = true;
         }
     }
     if (length > m_limits.maxBodyBytes) {
@@ -356,7 +410,6 @@ bool ConnectionGuard::onHeadersComplete() {
         return false;
     }
 
-    const QByteArray expect = head.header("expect");
     if (!expect.isEmpty()) {
         if (expect.compare("100-continue", Qt::CaseInsensitive) != 0) {
             fail(417, c::BadRequest, QStringLiteral("unsupported expectation"));

@@ -19,6 +19,27 @@ using QtStatus = QHttpServerResponder::StatusCode;
 
 // QHttpServer (final, regex routes scanned linearly, 404 for a wrong method) is bypassed: the
 // abstract server gives us each parsed request and we route it ourselves.
+namespace {
+QByteArray serializeResponse(const Reply &reply, bool headOnly) {
+    QByteArray out;
+    out.reserve(160 + (headOnly ? 0 : reply.body.size()));
+    out +=
+        "HTTP/1.1 " + QByteArray::number(reply.status) + ' ' + reasonPhrase(reply.status) + "\r\n";
+    if (reply.status != 204) {
+        if (!reply.contentType.isEmpty())
+            out += "Content-Type: " + reply.contentType + "\r\n";
+        out += "Content-Length: " + QByteArray::number(reply.body.size()) + "\r\n";
+    }
+    out += "Cache-Control: no-store\r\n";
+    for (const auto &h : reply.headers)
+        out += h.first + ": " + h.second + "\r\n";
+    out += "\r\n";
+    if (!headOnly)
+        out += reply.body;
+    return out;
+}
+} // namespace
+
 class QtHttpBackend final : public QAbstractHttpServer {
 public:
     explicit QtHttpBackend(HttpServer *owner)
@@ -38,26 +59,14 @@ protected:
                                        request.value(QByteArrayLiteral("authorization")));
         r.authenticated = m_owner->m_auth.accepts(token);
 
-        // Handlers may answer later (exec waits for its command). The responder is kept alive
-        // with the reply callback and writes only if the client is still there: this is what
-        // QFuture handlers get wrong in 6.4 (use-after-free, QTBUG-105202).
-        auto responder = std::make_shared<QHttpServerResponder>(makeResponder(request, socket));
+        // Handlers may answer later (exec waits for its command). The reply callback writes only
+        // if the client is still there: what QFuture handlers get wrong in 6.4 (QTBUG-105202).
+        // The response goes out as one write; QHttpServerResponder would issue ~20 small ones.
         QPointer<QTcpSocket> alive(socket);
-        m_owner->dispatch(std::move(r), [responder, alive](const Reply &reply, bool headOnly) {
+        m_owner->dispatch(std::move(r), [alive](const Reply &reply, bool headOnly) {
             if (!alive || alive->state() != QAbstractSocket::ConnectedState)
                 return;
-            responder->writeStatusLine(static_cast<QtStatus>(reply.status));
-            if (reply.status != 204) {
-                if (!reply.contentType.isEmpty())
-                    responder->writeHeader(QByteArrayLiteral("Content-Type"), reply.contentType);
-                responder->writeHeader(QByteArrayLiteral("Content-Length"),
-                                       QByteArray::number(reply.body.size()));
-            }
-            responder->writeHeader(QByteArrayLiteral("Cache-Control"),
-                                   QByteArrayLiteral("no-store"));
-            for (const auto &h : reply.headers)
-                responder->writeHeader(h.first, h.second);
-            responder->writeBody(headOnly ? QByteArray() : reply.body);
+            alive->write(serializeResponse(reply, headOnly));
         });
         return true;
     }
