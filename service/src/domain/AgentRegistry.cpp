@@ -75,6 +75,7 @@ Status AgentRegistry::load(StartupReport &report) {
             m_dirty.insert(a.id);
         }
         m_order.append(a.id);
+        m_idByFoldedName.insert(a.name.toCaseFolded(), a.id);
         m_agents.insert(a.id, a);
     }
     qCInfo(lcAgents) << "loaded" << m_order.size() << "agent(s)";
@@ -83,11 +84,8 @@ Status AgentRegistry::load(StartupReport &report) {
 }
 
 bool AgentRegistry::nameTaken(const QString &name, const QString &exceptId) const {
-    for (const Agent &a : m_agents) {
-        if (a.id != exceptId && a.name.compare(name, Qt::CaseInsensitive) == 0)
-            return true;
-    }
-    return false;
+    const auto it = m_idByFoldedName.constFind(name.toCaseFolded());
+    return it != m_idByFoldedName.constEnd() && *it != exceptId;
 }
 
 Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
@@ -109,6 +107,7 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
         return *e;
     m_agents.insert(a.id, a);
     m_order.append(a.id);
+    m_idByFoldedName.insert(a.name.toCaseFolded(), a.id);
     invalidateCaches();
     qCInfo(lcAgents).noquote() << "created agent" << a.id << a.name;
     Q_EMIT agentCreated(a);
@@ -176,6 +175,7 @@ Status AgentRegistry::remove(const QString &id) {
     }
     m_agents.erase(it);
     m_order.removeOne(id);
+    m_idByFoldedName.remove(victim.name.toCaseFolded());
     m_dirty.remove(id);
     for (const Agent &r : relinked) {
         Agent &live = m_agents[r.id];

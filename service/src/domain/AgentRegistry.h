@@ -66,7 +66,8 @@ private:
 
     Database &m_db;
     QHash<QString, Agent> m_agents;
-    QStringList m_order; // creation order
+    QHash<QString, QString> m_idByFoldedName; // names are unique case-insensitively
+    QStringList m_order;                      // creation order
     QSet<QString> m_dirty;
     QTimer m_flushTimer;
     QByteArray m_listCache;
