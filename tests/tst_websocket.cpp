@@ -8,6 +8,7 @@
 #include "support/WsClient.h"
 #include "ws/EventHub.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QNetworkReply>
@@ -559,6 +560,33 @@ private Q_SLOTS:
                  QByteArray::number(lagging.elapsed()).constData());
         QVERIFY(rig.healthy[0]->waitFor(m::AgentUpdated, storm.done));
         QVERIFY(pingPong(*rig.healthy[0], 1));
+    }
+
+    // Server pings: a live client (QWebSocket answers pings by itself) outlives the pong timeout
+    // many times over; a peer that completed the handshake but never answers is cut.
+    void keepalivePingsCutSilentPeers() {
+        TestService svc([](ServerConfig &c) {
+            c.hub.pingIntervalMs = 100;
+            c.hub.pongTimeoutMs = 500;
+        });
+        QVERIFY(svc.start());
+        Clients live;
+        QVERIFY(openClients(svc, live, 1));
+        QTcpSocket silent;
+        QVERIFY(connectRaw(silent, svc.port()));
+        QVERIFY(isSwitch(upgrade(silent, handshake("/ws"))));
+        QTRY_COMPARE(svc.app().hub().clientCount(), 2);
+        QElapsedTimer t;
+        t.start();
+        // The silent peer drains what it is sent (nothing backs up) but never sends a pong.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (silent.readAll(), silent.state() == QAbstractSocket::UnconnectedState), 4000);
+        QVERIFY2(t.elapsed() >= 450, qPrintable(QString::number(t.elapsed())));
+        QCOMPARE(svc.app().hub().clientCount(), 1);
+        // Staying connected is the assertion here, so time must pass: three pong timeouts.
+        QTest::qWait(1500);
+        QVERIFY(live[0]->isConnected());
+        QVERIFY(pingPong(*live[0], 7));
     }
 
     void recoveredClientIsResynced() {
