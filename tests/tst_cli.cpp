@@ -18,20 +18,8 @@ using flotilla::test::ServiceProcess;
 
 namespace {
 
-QUrl apiUrl(quint16 port, const QString &path) {
-    return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(path));
-}
-
-// A clean environment for one child: HOME inside the test's temporary dir, no token, no port, and
-// no informational logging, so whatever reaches stderr is meant for the user.
 QProcessEnvironment childEnv(const QTemporaryDir &tmp) {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("HOME"), tmp.path());
-    env.insert(QStringLiteral("XDG_DATA_HOME"), tmp.path() + QStringLiteral("/xdg"));
-    env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
-    env.remove(QStringLiteral("AUTH_TOKEN"));
-    env.remove(QStringLiteral("FLOTILLA_PORT"));
-    return env;
+    return flotilla::test::hermeticEnv(tmp.path());
 }
 
 QStringList dataArgs(const QTemporaryDir &tmp) {
@@ -229,7 +217,8 @@ void TestCli::listenAllWithTokenOrInsecure() {
              svc.stdErr().constData());
     QVERIFY2(svc.stdErr().contains("listening on 0.0.0.0:"), svc.stdErr().constData());
     HttpClient http;
-    const HttpResponse health = http.get(apiUrl(svc.port(), QStringLiteral("/api/health")));
+    const HttpResponse health =
+        http.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/health")));
     QCOMPARE(health.status, 200);
     QCOMPARE(health.object().value(QLatin1String("authRequired")).toBool(), !token.isEmpty());
     QVERIFY(svc.terminate());
@@ -261,7 +250,7 @@ void TestCli::portFromEnvironment() {
     QVERIFY2(err.contains(expected), err.constData());
 
     HttpClient http;
-    QCOMPARE(http.get(apiUrl(port, QStringLiteral("/api/health"))).status, 200);
+    QCOMPARE(http.get(flotilla::test::localUrl(port, QStringLiteral("/api/health"))).status, 200);
 
     // An explicit --port wins over the variable.
     QTemporaryDir other;
@@ -293,7 +282,7 @@ void TestCli::tokenGuardsApi() {
     env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("flotilla.*.debug=true"));
     ServiceProcess svc;
     QVERIFY2(svc.start(dataArgs(tmp), env), svc.stdErr().constData());
-    const QUrl agents = apiUrl(svc.port(), QStringLiteral("/api/agents"));
+    const QUrl agents = flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents"));
 
     HttpClient anonymous;
     HttpResponse r = anonymous.get(agents);
@@ -314,12 +303,12 @@ void TestCli::tokenGuardsApi() {
     QCOMPARE(r.status, 401);
 
     // Health is open, but what start-up repaired is only for a caller with the token.
-    r = anonymous.get(apiUrl(svc.port(), QStringLiteral("/api/health")));
+    r = anonymous.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/health")));
     QCOMPARE(r.status, 200);
     QCOMPARE(r.object().value(QLatin1String("authRequired")).toBool(), true);
     QVERIFY(!r.object().contains(QLatin1String("warnings")));
     HttpClient authorised(token);
-    r = authorised.get(apiUrl(svc.port(), QStringLiteral("/api/health")));
+    r = authorised.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/health")));
     QCOMPARE(r.status, 200);
     QVERIFY(r.object().value(QLatin1String("warnings")).isArray());
 
@@ -343,7 +332,8 @@ void TestCli::stopsCleanlyOnSignals() {
     ServiceProcess svc;
     QVERIFY2(svc.start(dataArgs(tmp), childEnv(tmp)), svc.stdErr().constData());
     HttpClient http;
-    QCOMPARE(http.get(apiUrl(svc.port(), QStringLiteral("/api/health"))).status, 200);
+    QCOMPARE(http.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/health"))).status,
+             200);
     const qint64 pid = svc.pid();
     QVERIFY(pid > 0);
     QCOMPARE(::kill(pid_t(pid), sig), 0);

@@ -27,19 +27,8 @@ using flotilla::test::ServiceProcess;
 
 namespace {
 
-QUrl apiUrl(quint16 port, const QString &path) {
-    return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(path));
-}
-
-// A clean environment for one child: HOME inside the test's temporary dir, no token, no port.
 QProcessEnvironment childEnv(const QTemporaryDir &tmp) {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("HOME"), tmp.path());
-    env.insert(QStringLiteral("XDG_DATA_HOME"), tmp.path() + QStringLiteral("/xdg"));
-    env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
-    env.remove(QStringLiteral("AUTH_TOKEN"));
-    env.remove(QStringLiteral("FLOTILLA_PORT"));
-    return env;
+    return flotilla::test::hermeticEnv(tmp.path());
 }
 
 QJsonObject agentBody(const QString &name, const QString &cwd) {
@@ -105,20 +94,21 @@ void TestDurability::restartKeepsState() {
         QVERIFY2(svc.start(args, childEnv(tmp)), svc.stdErr().constData());
         for (int i = 0; i < 5; ++i) {
             const HttpResponse r =
-                http.post(apiUrl(svc.port(), QStringLiteral("/api/agents")),
+                http.post(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents")),
                           agentBody(QStringLiteral("restart-%1").arg(i), tmp.path()));
             QCOMPARE(r.status, 201);
             ids << r.object().value(QLatin1String("id")).toString();
             QVERIFY(!ids.constLast().isEmpty());
         }
-        HttpResponse r =
-            http.patch(apiUrl(svc.port(), QStringLiteral("/api/agents/") + ids.at(2)),
-                       QJsonObject{{QStringLiteral("taskLabel"), QStringLiteral("kept")}});
+        HttpResponse r = http.patch(
+            flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents/") + ids.at(2)),
+            QJsonObject{{QStringLiteral("taskLabel"), QStringLiteral("kept")}});
         QCOMPARE(r.status, 200);
-        r = http.post(apiUrl(svc.port(), QStringLiteral("/api/agents/system-settings/prompt")),
+        r = http.post(flotilla::test::localUrl(
+                          svc.port(), QStringLiteral("/api/agents/system-settings/prompt")),
                       QJsonObject{{QStringLiteral("prompt"), QStringLiteral("be brief")}});
         QCOMPARE(r.status, 200);
-        r = http.post(apiUrl(svc.port(), QStringLiteral("/api/notify")),
+        r = http.post(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/notify")),
                       QJsonObject{{QStringLiteral("agentId"), ids.at(1)},
                                   {QStringLiteral("title"), QStringLiteral("done")},
                                   {QStringLiteral("message"), QStringLiteral("all green")}});
@@ -139,18 +129,20 @@ void TestDurability::restartKeepsState() {
 
     ServiceProcess svc;
     QVERIFY2(svc.start(args, childEnv(tmp)), svc.stdErr().constData());
-    const HttpResponse agents = http.get(apiUrl(svc.port(), QStringLiteral("/api/agents")));
+    const HttpResponse agents =
+        http.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents")));
     QCOMPARE(agents.status, 200);
     QCOMPARE(idsOf(agents.array()), ids);
     QCOMPARE(agents.array().at(2).toObject().value(QLatin1String("taskLabel")).toString(),
              QStringLiteral("kept"));
 
-    const HttpResponse prompt =
-        http.get(apiUrl(svc.port(), QStringLiteral("/api/agents/system-settings/prompt")));
+    const HttpResponse prompt = http.get(
+        flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents/system-settings/prompt")));
     QCOMPARE(prompt.status, 200);
     QCOMPARE(prompt.object().value(QLatin1String("prompt")).toString(), QStringLiteral("be brief"));
 
-    const HttpResponse notes = http.get(apiUrl(svc.port(), QStringLiteral("/api/notifications")));
+    const HttpResponse notes =
+        http.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/notifications")));
     QCOMPARE(notes.status, 200);
     QCOMPARE(notes.array().size(), 1);
     const QJsonObject n = notes.array().at(0).toObject();
@@ -184,7 +176,7 @@ void TestDurability::crashConsistency() {
             svc.start(args, childEnv(tmp)),
             qPrintable(
                 QStringLiteral("round %1: %2").arg(round).arg(QString::fromUtf8(svc.stdErr()))));
-        const QUrl url = apiUrl(svc.port(), QStringLiteral("/api/agents"));
+        const QUrl url = flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents"));
         QNetworkAccessManager nam;
         int inFlight = 0;
         bool stopping = false;
@@ -245,7 +237,8 @@ void TestDurability::crashConsistency() {
     ServiceProcess svc;
     QVERIFY2(svc.start(args, childEnv(tmp)), svc.stdErr().constData());
     HttpClient http;
-    const HttpResponse list = http.get(apiUrl(svc.port(), QStringLiteral("/api/agents")));
+    const HttpResponse list =
+        http.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents")));
     QCOMPARE(list.status, 200);
     const QStringList ids = idsOf(list.array());
     const QSet<QString> present(ids.cbegin(), ids.cend());
@@ -260,7 +253,8 @@ void TestDurability::crashConsistency() {
                                             .arg(lost.mid(0, 3).join(QLatin1Char(' ')))));
     QVERIFY(ids.size() >= acknowledged.size());
 
-    const HttpResponse health = http.get(apiUrl(svc.port(), QStringLiteral("/api/health")));
+    const HttpResponse health =
+        http.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/health")));
     QCOMPARE(health.status, 200);
     QVERIFY2(health.object().value(QLatin1String("status")).toString() == QLatin1String("ok"),
              health.body.constData());
@@ -304,7 +298,8 @@ void TestDurability::corruptDatabaseIsSetAside() {
     }
 
     HttpClient http;
-    const HttpResponse health = http.get(apiUrl(svc.port(), QStringLiteral("/api/health")));
+    const HttpResponse health =
+        http.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/health")));
     QCOMPARE(health.status, 200);
     const QJsonObject h = health.object();
     QCOMPARE(h.value(QLatin1String("status")).toString(), QStringLiteral("degraded"));
@@ -317,10 +312,13 @@ void TestDurability::corruptDatabaseIsSetAside() {
              err.constData());
 
     const HttpResponse created =
-        http.post(apiUrl(svc.port(), QStringLiteral("/api/agents")),
+        http.post(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents")),
                   agentBody(QStringLiteral("after-corruption"), tmp.path()));
     QCOMPARE(created.status, 201);
-    QCOMPARE(http.get(apiUrl(svc.port(), QStringLiteral("/api/agents"))).array().size(), 1);
+    QCOMPARE(http.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents")))
+                 .array()
+                 .size(),
+             1);
     QVERIFY(svc.terminate());
     QCOMPARE(svc.exitCode(), 0);
 }
@@ -346,13 +344,15 @@ void TestDurability::corruptPromptIsSetAside() {
     QVERIFY(svc.stdErr().contains("system-prompt.json"));
 
     HttpClient http;
-    const HttpResponse health = http.get(apiUrl(svc.port(), QStringLiteral("/api/health")));
+    const HttpResponse health =
+        http.get(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/health")));
     QCOMPARE(health.object().value(QLatin1String("status")).toString(), QStringLiteral("degraded"));
     const QJsonArray warnings = health.object().value(QLatin1String("warnings")).toArray();
     QCOMPARE(warnings.size(), 1);
     QVERIFY(warnings.at(0).toString().contains(QLatin1String("system-prompt.json")));
 
-    const QUrl url = apiUrl(svc.port(), QStringLiteral("/api/agents/system-settings/prompt"));
+    const QUrl url =
+        flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents/system-settings/prompt"));
     HttpResponse r = http.get(url);
     QCOMPARE(r.status, 200);
     QCOMPARE(r.object().value(QLatin1String("prompt")).toString(), QString());
@@ -379,7 +379,7 @@ void TestDurability::newerSchemaIsRefused() {
         ServiceProcess svc;
         QVERIFY2(svc.start(args, childEnv(tmp)), svc.stdErr().constData());
         HttpClient http;
-        QCOMPARE(http.post(apiUrl(svc.port(), QStringLiteral("/api/agents")),
+        QCOMPARE(http.post(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents")),
                            agentBody(QStringLiteral("schema"), tmp.path()))
                      .status,
                  201);
@@ -427,11 +427,12 @@ void TestDurability::fileModesArePrivate() {
     QVERIFY2(svc.start({QStringLiteral("--data-dir"), data}, childEnv(tmp)),
              svc.stdErr().constData());
     HttpClient http;
-    QCOMPARE(http.post(apiUrl(svc.port(), QStringLiteral("/api/agents")),
+    QCOMPARE(http.post(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents")),
                        agentBody(QStringLiteral("modes"), tmp.path()))
                  .status,
              201);
-    QCOMPARE(http.post(apiUrl(svc.port(), QStringLiteral("/api/agents/system-settings/prompt")),
+    QCOMPARE(http.post(flotilla::test::localUrl(
+                           svc.port(), QStringLiteral("/api/agents/system-settings/prompt")),
                        QJsonObject{{QStringLiteral("prompt"), QStringLiteral("private")}})
                  .status,
              200);
@@ -469,7 +470,8 @@ void TestDurability::secondInstanceIsRefused() {
 
     // The first one is unharmed.
     HttpClient http;
-    QCOMPARE(http.get(apiUrl(first.port(), QStringLiteral("/api/health"))).status, 200);
+    QCOMPARE(http.get(flotilla::test::localUrl(first.port(), QStringLiteral("/api/health"))).status,
+             200);
     QVERIFY(first.terminate());
     QCOMPARE(first.exitCode(), 0);
 }

@@ -5,6 +5,20 @@
 
 namespace flotilla::test {
 
+QProcessEnvironment hermeticEnv(const QString &home) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("HOME"), home);
+    env.insert(QStringLiteral("XDG_DATA_HOME"), home + QStringLiteral("/xdg"));
+    env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
+    env.remove(QStringLiteral("AUTH_TOKEN"));
+    env.remove(QStringLiteral("FLOTILLA_PORT"));
+    return env;
+}
+
+QUrl localUrl(quint16 port, const QString &path) {
+    return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(path));
+}
+
 ServiceProcess::~ServiceProcess() {
     if (m_process.state() != QProcess::NotRunning)
         kill();

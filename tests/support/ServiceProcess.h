@@ -3,8 +3,16 @@
 
 #include <QProcess>
 #include <QStringList>
+#include <QUrl>
 
 namespace flotilla::test {
+
+// A clean environment for one flotillad child: HOME (and XDG data) under `home`, no token, no
+// port from the environment, and no informational logging, so what reaches stderr is meant for
+// the user.
+QProcessEnvironment hermeticEnv(const QString &home);
+// http://127.0.0.1:<port><path>
+QUrl localUrl(quint16 port, const QString &path);
 
 class ServiceProcess final {
 public:
