@@ -9,7 +9,7 @@ packages=(
   libqt6sql6-sqlite libgl-dev
   clang-format
   xvfb xauth
-  wrk procps curl
+  wrk procps curl dpkg-dev
 )
 
 missing=()

@@ -1,6 +1,7 @@
 // flotillad: parse options, build the service, run the event loop. Everything else lives in
 // flotilla_core (app/ServiceApp.cpp is the composition root).
 
+#include "app/Logging.h"
 #include "app/ServerConfig.h"
 #include "app/ServiceApp.h"
 #include "app/UnixSignals.h"
@@ -22,6 +23,7 @@ int main(int argc, char *argv[]) {
     }
 
     QCoreApplication app(argc, argv);
+    flotilla::installSecretSafeLogging();
     QCoreApplication::setApplicationName(QStringLiteral("flotilla"));
     QCoreApplication::setApplicationVersion(QStringLiteral(FLOTILLA_VERSION));
 

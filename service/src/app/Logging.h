@@ -9,3 +9,10 @@ Q_DECLARE_LOGGING_CATEGORY(lcHttp)
 Q_DECLARE_LOGGING_CATEGORY(lcWs)
 Q_DECLARE_LOGGING_CATEGORY(lcAgents)
 Q_DECLARE_LOGGING_CATEGORY(lcStorage)
+
+namespace flotilla {
+// Keeps secrets out of logs whatever QT_LOGGING_RULES says: Qt 6.4's own qt.httpserver debug
+// output prints whole requests, X-Auth-Token included, so that category's debug level is pinned
+// off.
+void installSecretSafeLogging();
+} // namespace flotilla
