@@ -2,6 +2,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QStandardPaths>
 
 namespace flotilla {
@@ -12,7 +13,8 @@ const char kDescription[] =
     "REST API under /api and the WebSocket event channel (/ws) on one port.\n\n"
     "Environment:\n"
     "  AUTH_TOKEN      token required on every route except /api/health (X-Auth-Token header)\n"
-    "  FLOTILLA_PORT   default for --port\n\n"
+    "  FLOTILLA_PORT   default for --port\n"
+    "  FLOTILLA_CLAUDE_BIN  default for --claude-bin\n\n"
     "Exit codes: 0 clean stop (SIGTERM/SIGINT), 2 usage error, 3 cannot listen,\n"
     "4 data directory unusable.";
 } // namespace
@@ -47,11 +49,17 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
         QStringLiteral("max-body-bytes"),
         QStringLiteral("Largest request body accepted (default 1048576)."),
         QStringLiteral("bytes"));
+    const QCommandLineOption claudeBin(
+        QStringLiteral("claude-bin"),
+        QStringLiteral(
+            "Claude Code CLI to run (default: FLOTILLA_CLAUDE_BIN, then claude on PATH)."),
+        QStringLiteral("path"));
     const QCommandLineOption allowOrigin(
         QStringLiteral("allow-origin"),
         QStringLiteral("Extra Origin allowed to open the WebSocket (repeatable)."),
         QStringLiteral("origin"));
-    p.addOptions({help, version, port, host, listenAll, insecure, dataDir, maxBody, allowOrigin});
+    p.addOptions(
+        {help, version, port, host, listenAll, insecure, dataDir, maxBody, allowOrigin, claudeBin});
 
     auto usage = [&](const QString &why) {
         out.exitCode = exitcode::kUsage;
@@ -115,6 +123,17 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
                       : QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
     if (cfg.dataDir.isEmpty())
         return usage(QStringLiteral("no data directory: pass --data-dir"));
+
+    // A missing CLI is not fatal: the service runs, and agents report it on their first message.
+    cfg.claudeBin =
+        p.isSet(claudeBin) ? p.value(claudeBin) : env.value(QStringLiteral("FLOTILLA_CLAUDE_BIN"));
+    if (cfg.claudeBin.isEmpty())
+        cfg.claudeBin = QStandardPaths::findExecutable(QStringLiteral("claude"));
+    cfg.claudeHome = env.value(QStringLiteral("CLAUDE_CONFIG_DIR"));
+    if (cfg.claudeHome.isEmpty())
+        cfg.claudeHome =
+            env.value(QStringLiteral("HOME"), QDir::homePath()) + QStringLiteral("/.claude");
+    cfg.agentEnvironment = env;
     return out;
 }
 

@@ -29,6 +29,12 @@ struct ServerConfig {
     bool insecure = false;
     HttpServerConfig http;
     HubConfig hub;
+    // Agent runtime: the Claude Code CLI to run (empty: none found; agents then report it),
+    // the environment its processes get, and where it keeps session files (~/.claude).
+    QString claudeBin;
+    QString claudeHome;
+    QProcessEnvironment agentEnvironment = QProcessEnvironment::systemEnvironment();
+    int maxRestartsPerMinute = 3;
 };
 
 struct ParsedCommandLine {

@@ -2,6 +2,7 @@
 
 #include "app/Logging.h"
 #include "controllers/AgentsController.h"
+#include "controllers/HistoryController.h"
 #include "controllers/MiscControllers.h"
 #include "domain/AgentRegistry.h"
 #include "domain/NotificationService.h"
@@ -26,6 +27,7 @@ ServiceApp::ServiceApp(ServerConfig config, QObject *parent)
 ServiceApp::~ServiceApp() {
     shutdown();
     // Controllers and the hub reference the domain objects: tear down in reverse order.
+    m_historyController.reset();
     m_healthController.reset();
     m_configController.reset();
     m_promptController.reset();

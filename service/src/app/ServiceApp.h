@@ -19,6 +19,7 @@ class ConfigController;
 class Database;
 class EventHub;
 class HealthController;
+class HistoryController;
 class HttpServer;
 class NotificationService;
 class NotificationsController;
@@ -66,6 +67,7 @@ private:
     std::unique_ptr<SystemPromptController> m_promptController;
     std::unique_ptr<ConfigController> m_configController;
     std::unique_ptr<HealthController> m_healthController;
+    std::unique_ptr<HistoryController> m_historyController;
     quint16 m_port = 0;
     bool m_stopped = false;
 };
