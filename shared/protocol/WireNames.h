@@ -26,6 +26,7 @@ inline constexpr Name Resynced{"resync"};
 inline constexpr Name RequestSync{"request_sync"};
 inline constexpr Name Ping{"ping"};
 inline constexpr Name Pong{"pong"};
+inline constexpr Name StopAgent{"stop_agent"};
 } // namespace msg
 
 namespace key {
@@ -78,6 +79,11 @@ inline constexpr Name Code{"code"};
 inline constexpr Name Version{"version"};
 inline constexpr Name Warnings{"warnings"};
 inline constexpr Name Reason{"reason"};
+inline constexpr Name Active{"active"};
+inline constexpr Name AgentIds{"agentIds"};
+inline constexpr Name Succeeded{"succeeded"};
+inline constexpr Name Failed{"failed"};
+inline constexpr Name ToolExecutions{"toolExecutions"};
 } // namespace key
 
 namespace status {
@@ -108,6 +114,8 @@ inline constexpr Name BadRequest{"bad_request"};
 inline constexpr Name Timeout{"request_timeout"};
 inline constexpr Name Internal{"internal"};
 inline constexpr Name UnknownType{"unknown_type"};
+inline constexpr Name CliUnavailable{"cli_unavailable"};
+inline constexpr Name RestartLimit{"restart_limit"};
 } // namespace code
 
 } // namespace flotilla::wire

@@ -1,13 +1,18 @@
 #include "app/ServiceApp.h"
 
+#include "agents/AgentRuntime.h"
 #include "app/Logging.h"
 #include "controllers/AgentsController.h"
 #include "controllers/HistoryController.h"
 #include "controllers/MiscControllers.h"
+#include "controllers/RuntimeController.h"
 #include "domain/AgentRegistry.h"
 #include "domain/NotificationService.h"
 #include "domain/SystemPromptStore.h"
+#include "domain/ToolHistory.h"
 #include "http/HttpServer.h"
+#include "protocol/Envelope.h"
+#include "protocol/WireNames.h"
 #include "storage/Database.h"
 #include "ws/EventHub.h"
 
@@ -27,6 +32,7 @@ ServiceApp::ServiceApp(ServerConfig config, QObject *parent)
 ServiceApp::~ServiceApp() {
     shutdown();
     // Controllers and the hub reference the domain objects: tear down in reverse order.
+    m_runtimeController.reset();
     m_historyController.reset();
     m_healthController.reset();
     m_configController.reset();
@@ -35,6 +41,8 @@ ServiceApp::~ServiceApp() {
     m_agentsController.reset();
     m_hub.reset();
     m_http.reset();
+    m_runtime.reset();
+    m_toolHistory.reset();
     m_prompt.reset();
     m_notifications.reset();
     m_agents.reset();
@@ -93,6 +101,17 @@ std::optional<StartFailure> ServiceApp::start() {
     m_hub = std::make_unique<EventHub>(m_config.hub, *m_agents, *m_notifications);
     connect(m_http.get(), &HttpServer::webSocketAccepted, m_hub.get(), &EventHub::addClient);
 
+    m_toolHistory = std::make_unique<ToolHistory>(*m_db);
+    RuntimeConfig runtimeConfig;
+    runtimeConfig.claudeBin = m_config.claudeBin;
+    runtimeConfig.environment = m_config.agentEnvironment;
+    runtimeConfig.maxRestartsPerMinute = m_config.maxRestartsPerMinute;
+    EventHub *hub = m_hub.get();
+    // Deltas are merged only while some client's socket backlog is building up.
+    runtimeConfig.congested = [hub] { return hub->largestBacklog() > 256 * 1024; };
+    m_runtime = std::make_unique<AgentRuntime>(runtimeConfig, *m_agents, *m_prompt, *m_toolHistory);
+    wireRuntimeEvents();
+
     m_agentsController = std::make_unique<AgentsController>(*m_http, *m_agents);
     m_notificationsController =
         std::make_unique<NotificationsController>(*m_http, *m_notifications);
@@ -100,6 +119,9 @@ std::optional<StartFailure> ServiceApp::start() {
     m_configController = std::make_unique<ConfigController>(*m_http);
     m_healthController =
         std::make_unique<HealthController>(*m_http, m_report, !m_config.authToken.isEmpty());
+    m_historyController = std::make_unique<HistoryController>(*m_http, *m_agents, m_config.claudeHome);
+    m_runtimeController =
+        std::make_unique<RuntimeController>(*m_http, *m_agents, *m_runtime, *m_toolHistory);
 
     auto port = m_http->listen(m_config.host, m_config.port);
     if (!port)
@@ -110,11 +132,39 @@ std::optional<StartFailure> ServiceApp::start() {
     return std::nullopt;
 }
 
+void ServiceApp::wireRuntimeEvents() {
+    namespace m = wire::msg;
+    namespace k = wire::key;
+    EventHub *hub = m_hub.get();
+    AgentRuntime *runtime = m_runtime.get();
+    connect(runtime, &AgentRuntime::output, hub, [hub](const OutputChunk &chunk) {
+        hub->broadcast(m::Output, chunk.toJson(),
+                       chunk.isStreaming ? EventHub::Delivery::Droppable
+                                         : EventHub::Delivery::Always);
+    });
+    connect(runtime, &AgentRuntime::contextUpdated, hub,
+            [hub](const QString &id, qint64 used, qint64 limit) {
+                hub->broadcast(m::ContextUpdate, QJsonObject{{k::AgentId, id},
+                                                             {k::ContextUsed, used},
+                                                             {k::ContextLimit, limit}});
+            });
+    connect(runtime, &AgentRuntime::compactingChanged, hub, [hub](const QString &id, bool active) {
+        hub->broadcast(m::CompactingStatus, QJsonObject{{k::AgentId, id}, {k::Active, active}});
+    });
+    // stop_agent {agentId}: the WebSocket twin of POST /api/agents/bulk/stop for one agent.
+    hub->registerIncoming(
+        m::StopAgent, {{k::AgentId}, [hub, runtime](QWebSocket *ws, const QJsonObject &payload) {
+                           if (Status e = runtime->stop(payload.value(k::AgentId).toString()))
+                               hub->sendTo(ws, m::Error, errorPayload(e->message, e->code));
+                       }});
+}
+
 void ServiceApp::shutdown() {
     if (m_stopped || !m_http)
         return;
     m_stopped = true;
     m_http->stopListening();
+    m_runtime->shutdown(); // no agent process outlives the service
     m_hub->closeAll();
     if (Status e = m_agents->flush())
         qCCritical(lcApp).noquote() << "could not save agent state on shutdown:" << e->message;

@@ -14,6 +14,9 @@
 namespace flotilla {
 
 class AgentRegistry;
+class AgentRuntime;
+class RuntimeController;
+class ToolHistory;
 class AgentsController;
 class ConfigController;
 class Database;
@@ -49,9 +52,11 @@ public:
     EventHub &hub() { return *m_hub; }
     HttpServer &http() { return *m_http; }
     SystemPromptStore &systemPrompt() { return *m_prompt; }
+    AgentRuntime &runtime() { return *m_runtime; }
 
 private:
     std::optional<StartFailure> prepareDataDir();
+    void wireRuntimeEvents();
 
     ServerConfig m_config;
     StartupReport m_report;
@@ -60,6 +65,8 @@ private:
     std::unique_ptr<AgentRegistry> m_agents;
     std::unique_ptr<NotificationService> m_notifications;
     std::unique_ptr<SystemPromptStore> m_prompt;
+    std::unique_ptr<ToolHistory> m_toolHistory;
+    std::unique_ptr<AgentRuntime> m_runtime;
     std::unique_ptr<HttpServer> m_http;
     std::unique_ptr<EventHub> m_hub;
     std::unique_ptr<AgentsController> m_agentsController;
@@ -68,6 +75,7 @@ private:
     std::unique_ptr<ConfigController> m_configController;
     std::unique_ptr<HealthController> m_healthController;
     std::unique_ptr<HistoryController> m_historyController;
+    std::unique_ptr<RuntimeController> m_runtimeController;
     quint16 m_port = 0;
     bool m_stopped = false;
 };

@@ -67,6 +67,23 @@ QString defaultModelFor(const QString &provider) {
                                               : QStringLiteral("sonnet");
 }
 
+Status validateProviderModel(const QString &provider, const QString &model) {
+    if (!providers().contains(provider)) {
+        return Error::invalid(c::InvalidValue,
+                              QStringLiteral("field 'provider' must be one of %1, got '%2'")
+                                  .arg(providers().join(QStringLiteral(", ")), provider.left(60)));
+    }
+    static const QRegularExpression modelRe(
+        QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._:\\[\\]-]{0,99}$"));
+    if (!modelRe.match(model).hasMatch()) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'model' must be 1-100 characters of [A-Za-z0-9._:[]-], got '%1'")
+                .arg(model.left(60)));
+    }
+    return std::nullopt;
+}
+
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
     if (Status st = rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model}))
         return *st;

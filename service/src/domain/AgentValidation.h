@@ -33,6 +33,9 @@ inline constexpr int kDetailMax = 2000;
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body);
 Result<AgentPatch> parseAgentPatch(const QJsonObject &body);
 
+// provider must be known and model well-formed (used by create and bulk/change-model).
+Status validateProviderModel(const QString &provider, const QString &model);
+
 // Defaults documented in docs/api.md.
 QString defaultModelFor(const QString &provider);
 

@@ -19,6 +19,7 @@ enum class ErrorKind {
     Conflict,         // duplicate name, ...
     TooLarge,         // body over the limit
     Invalid,          // well-formed but invalid value
+    Unavailable,      // a dependency is missing (the Claude Code CLI)
     Internal,         // our fault; never for bad input
 };
 

@@ -114,6 +114,8 @@ int statusFor(ErrorKind kind) {
         return 413;
     case ErrorKind::Invalid:
         return 422;
+    case ErrorKind::Unavailable:
+        return 503;
     case ErrorKind::Internal:
         return 500;
     }

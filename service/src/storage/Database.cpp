@@ -33,6 +33,13 @@ const char *const kMigrations[] = {
     "  id TEXT UNIQUE NOT NULL,"
     "  timestamp INTEGER NOT NULL,"
     "  data TEXT NOT NULL);",
+    // 1 -> 2: tool uses recorded from the live stream (GET /api/agents/tool-history)
+    "CREATE TABLE tool_history ("
+    "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  agent_id TEXT NOT NULL,"
+    "  timestamp INTEGER NOT NULL,"
+    "  data TEXT NOT NULL);"
+    "CREATE INDEX tool_history_agent ON tool_history (agent_id, seq);",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
               "one migration per schema version");

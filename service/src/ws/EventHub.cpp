@@ -110,15 +110,19 @@ void EventHub::sendSync(QWebSocket *socket) {
     send(*client, QString::fromUtf8(encodeEvent(m::WorkPlansUpdate, QJsonArray())));
 }
 
-void EventHub::broadcast(QLatin1String type, const QJsonValue &payload) {
-    broadcastRaw(encodeEvent(type, payload));
+void EventHub::broadcast(QLatin1String type, const QJsonValue &payload, Delivery delivery) {
+    broadcastRaw(encodeEvent(type, payload), delivery);
 }
 
-void EventHub::broadcastRaw(const QByteArray &event) {
+void EventHub::broadcastRaw(const QByteArray &event, Delivery delivery) {
     if (m_clients.isEmpty())
         return;
     const QString text = QString::fromUtf8(event); // once, shared by every client
     for (Client &c : m_clients) {
+        if (c.lagging && delivery == Delivery::Always) {
+            c.socket->sendTextMessage(text);
+            continue;
+        }
         if (c.lagging) {
             ++m_dropped;
             continue;

@@ -53,8 +53,13 @@ public:
     // Registers a client->server message type (later issues add boss, permission... handlers).
     void registerIncoming(const QString &type, IncomingHandler handler);
 
-    void broadcast(QLatin1String type, const QJsonValue &payload);
-    void broadcastRaw(const QByteArray &event);
+    // Droppable events are skipped for a lagging client (its resync sums them up); Always events
+    // (the final chunk of a turn) are queued even then: they are few, and a client must learn
+    // that a turn ended.
+    enum class Delivery { Droppable, Always };
+    void broadcast(QLatin1String type, const QJsonValue &payload,
+                   Delivery delivery = Delivery::Droppable);
+    void broadcastRaw(const QByteArray &event, Delivery delivery = Delivery::Droppable);
     void sendTo(QWebSocket *client, QLatin1String type, const QJsonValue &payload);
 
     // Closes every client with "going away" (service shutdown).

@@ -1,0 +1,188 @@
+#include "agents/ClaudeEvents.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+namespace flotilla {
+
+namespace {
+
+using Kind = ClaudeEvent::Kind;
+
+QString str(const QJsonObject &o, const char *key) {
+    return o.value(QLatin1String(key)).toString();
+}
+
+ClaudeUsage usageOf(const QJsonObject &u) {
+    ClaudeUsage usage;
+    usage.inputTokens = u.value(QLatin1String("input_tokens")).toInteger();
+    usage.outputTokens = u.value(QLatin1String("output_tokens")).toInteger();
+    usage.cacheReadTokens = u.value(QLatin1String("cache_read_input_tokens")).toInteger();
+    usage.cacheCreationTokens = u.value(QLatin1String("cache_creation_input_tokens")).toInteger();
+    return usage;
+}
+
+// tool_result content is a string or a list of blocks ({type: text, text} among others).
+QString toolResultText(const QJsonValue &content) {
+    if (content.isString())
+        return content.toString();
+    QStringList parts;
+    const QJsonArray blocks = content.toArray();
+    for (const QJsonValue &b : blocks) {
+        const QJsonObject block = b.toObject();
+        if (str(block, "type") == QLatin1String("text"))
+            parts.append(str(block, "text"));
+    }
+    return parts.join(QLatin1Char('\n'));
+}
+
+void parseStreamEvent(const QJsonObject &line, QList<ClaudeEvent> &out) {
+    const QJsonObject ev = line.value(QLatin1String("event")).toObject();
+    if (str(ev, "type") != QLatin1String("content_block_delta"))
+        return;
+    const QJsonObject delta = ev.value(QLatin1String("delta")).toObject();
+    if (str(delta, "type") != QLatin1String("text_delta"))
+        return;
+    ClaudeEvent e;
+    e.kind = Kind::TextDelta;
+    e.text = str(delta, "text");
+    e.parentToolUseId = str(line, "parent_tool_use_id");
+    if (!e.text.isEmpty())
+        out.append(e);
+}
+
+void parseAssistant(const QJsonObject &line, QList<ClaudeEvent> &out) {
+    const QJsonObject message = line.value(QLatin1String("message")).toObject();
+    const QString parent = str(line, "parent_tool_use_id");
+    const QJsonArray content = message.value(QLatin1String("content")).toArray();
+    for (const QJsonValue &b : content) {
+        const QJsonObject block = b.toObject();
+        if (str(block, "type") != QLatin1String("tool_use"))
+            continue;
+        ClaudeEvent e;
+        e.kind = Kind::ToolUse;
+        e.toolUseId = str(block, "id");
+        e.toolName = str(block, "name");
+        e.toolInput = block.value(QLatin1String("input")).toObject();
+        e.parentToolUseId = parent;
+        out.append(e);
+    }
+    if (parent.isEmpty() && message.contains(QLatin1String("usage"))) {
+        ClaudeEvent e;
+        e.kind = Kind::Usage;
+        e.usage = usageOf(message.value(QLatin1String("usage")).toObject());
+        e.model = str(message, "model");
+        out.append(e);
+    }
+}
+
+void parseUser(const QJsonObject &line, QList<ClaudeEvent> &out) {
+    const QJsonValue content =
+        line.value(QLatin1String("message")).toObject().value(QLatin1String("content"));
+    if (!content.isArray())
+        return;
+    const QJsonArray blocks = content.toArray();
+    for (const QJsonValue &b : blocks) {
+        const QJsonObject block = b.toObject();
+        if (str(block, "type") != QLatin1String("tool_result"))
+            continue;
+        ClaudeEvent e;
+        e.kind = Kind::ToolResult;
+        e.toolUseId = str(block, "tool_use_id");
+        e.toolOutput = toolResultText(block.value(QLatin1String("content")));
+        e.isError = block.value(QLatin1String("is_error")).toBool();
+        e.parentToolUseId = str(line, "parent_tool_use_id");
+        out.append(e);
+    }
+}
+
+void parseResult(const QJsonObject &line, QList<ClaudeEvent> &out) {
+    ClaudeEvent e;
+    e.kind = Kind::Result;
+    e.isError = line.value(QLatin1String("is_error")).toBool() ||
+                str(line, "subtype") != QLatin1String("success");
+    e.text = str(line, "result");
+    if (e.text.isEmpty() && e.isError) {
+        const QJsonArray errors = line.value(QLatin1String("errors")).toArray();
+        QStringList parts;
+        for (const QJsonValue &v : errors)
+            parts.append(v.isString()
+                             ? v.toString()
+                             : QString::fromUtf8(
+                                   QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact)));
+        e.text = parts.isEmpty() ? str(line, "subtype") : parts.join(QStringLiteral("; "));
+    }
+    e.sessionId = str(line, "session_id");
+    e.usage = usageOf(line.value(QLatin1String("usage")).toObject());
+    const QJsonObject models = line.value(QLatin1String("modelUsage")).toObject();
+    for (auto it = models.constBegin(); it != models.constEnd(); ++it)
+        e.contextWindow =
+            qMax(e.contextWindow,
+                 it.value().toObject().value(QLatin1String("contextWindow")).toInteger());
+    out.append(e);
+}
+
+void parseSystem(const QJsonObject &line, QList<ClaudeEvent> &out) {
+    const QString subtype = str(line, "subtype");
+    ClaudeEvent e;
+    if (subtype == QLatin1String("init")) {
+        e.kind = Kind::Init;
+        e.sessionId = str(line, "session_id");
+        e.model = str(line, "model");
+    } else if (subtype == QLatin1String("api_retry")) {
+        e.kind = Kind::ApiRetry;
+        e.attempt = line.value(QLatin1String("attempt")).toInt();
+        e.text = str(line, "error");
+    } else if (subtype == QLatin1String("status")) {
+        // "compacting" while the CLI summarises the context; any other status ends it.
+        e.kind = Kind::Compacting;
+        e.active = str(line, "status") == QLatin1String("compacting");
+    } else if (subtype == QLatin1String("compact_boundary")) {
+        e.kind = Kind::Compacting;
+        e.active = false;
+    } else {
+        return;
+    }
+    out.append(e);
+}
+
+} // namespace
+
+QList<ClaudeEvent> parseClaudeLine(const QByteArray &line, bool *malformed) {
+    QList<ClaudeEvent> out;
+    if (malformed)
+        *malformed = false;
+    if (line.trimmed().isEmpty())
+        return out;
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
+    if (err.error != QJsonParseError::NoError || !doc.isObject()) {
+        if (malformed)
+            *malformed = true;
+        return out;
+    }
+    const QJsonObject o = doc.object();
+    const QString type = str(o, "type");
+    if (type == QLatin1String("stream_event"))
+        parseStreamEvent(o, out);
+    else if (type == QLatin1String("assistant"))
+        parseAssistant(o, out);
+    else if (type == QLatin1String("user"))
+        parseUser(o, out);
+    else if (type == QLatin1String("result"))
+        parseResult(o, out);
+    else if (type == QLatin1String("system"))
+        parseSystem(o, out);
+    return out;
+}
+
+QByteArray claudeUserMessage(const QString &text) {
+    const QJsonObject message{
+        {QStringLiteral("type"), QStringLiteral("user")},
+        {QStringLiteral("message"), QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
+                                                {QStringLiteral("content"), text}}}};
+    return QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n';
+}
+
+} // namespace flotilla
