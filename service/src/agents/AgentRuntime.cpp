@@ -29,7 +29,7 @@ struct AgentRuntime::Session {
     QStringList queue;
     bool turnActive = false;
     bool respawnBeforeNextTurn = false; // prompt or model changed while the process ran
-    bool retiring = false;              // stopped to respawn, not by a client
+    bool exiting = false; // asked to exit (stop, clear, respawn): the queue waits for finished()
     bool compacting = false;
     QString promptInUse;
     QString modelInUse;
@@ -98,7 +98,7 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
     }
     Session &s = session(agentId);
     s.queue.append(text);
-    if (s.turnActive || s.retiring)
+    if (s.turnActive || s.exiting)
         return int(s.queue.size());
     startNextTurn(agentId);
     return 0;
@@ -106,11 +106,11 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
 
 void AgentRuntime::startNextTurn(const QString &agentId) {
     Session &s = session(agentId);
-    if (s.queue.isEmpty() || s.turnActive || s.retiring)
+    if (s.queue.isEmpty() || s.turnActive || s.exiting)
         return;
     if (s.process && s.respawnBeforeNextTurn) {
         // New prompt or model: end this process at a turn boundary, resume in a fresh one.
-        s.retiring = true;
+        s.exiting = true;
         s.process->stop();
         return;
     }
@@ -138,11 +138,12 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s) {
         while (!s.crashRestarts.isEmpty() && now - s.crashRestarts.constFirst() > kRestartWindowMs)
             s.crashRestarts.removeFirst();
         if (s.crashRestarts.size() >= m_config.maxRestartsPerMinute) {
-            failTurn(agentId,
-                     QStringLiteral(
-                         "Claude Code crashed %1 times in the last minute; not restarting it now. "
-                         "Try again in a minute.")
-                         .arg(s.crashRestarts.size()));
+            failTurn(
+                agentId,
+                QStringLiteral(
+                    "Claude Code crashed %1 time(s) in the last minute; not restarting it now. "
+                    "Try again in a minute.")
+                    .arg(s.crashRestarts.size()));
             s.queue.clear();
             return false;
         }
@@ -287,10 +288,10 @@ void AgentRuntime::onFinished(const QString &agentId, int exitCode, bool request
         Q_EMIT compactingChanged(agentId, false);
     }
     if (requested) {
-        if (s.retiring) { // respawn with the new prompt/model, then carry on with the queue
-            s.retiring = false;
-            startNextTurn(agentId);
-        }
+        // Stopped, cleared or retired for a new prompt/model: whatever was queued meanwhile
+        // starts now, in a fresh process.
+        s.exiting = false;
+        startNextTurn(agentId);
         return;
     }
     // Not asked for: a crash, or the CLI gave up. The next message restarts it with --resume.
@@ -366,9 +367,10 @@ Status AgentRuntime::stop(const QString &agentId) {
         last.text = QStringLiteral("[stopped]");
         emitChunk(agentId, last);
     }
-    s.retiring = false;
-    if (s.process)
+    if (s.process) {
+        s.exiting = true;
         s.process->stop();
+    }
     m_agents.updateRuntime(agentId, [](Agent &a) {
         a.status = st::Stopped;
         a.currentTask.clear();

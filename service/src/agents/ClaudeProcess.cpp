@@ -19,6 +19,11 @@ QStringList ClaudeLaunch::arguments() const {
                      QStringLiteral("stream-json"),
                      QStringLiteral("--verbose"),
                      QStringLiteral("--include-partial-messages")};
+    // The CLI records the system prompt on a conversation's first request and, by default,
+    // re-sends that record on every resume, ignoring a changed --append-system-prompt
+    // (verified with 2.1.329). Rendering it fresh is what lets a new global prompt reach a
+    // resumed agent.
+    args << QStringLiteral("--system-prompt-snapshot") << QStringLiteral("off");
     if (!resumeSessionId.isEmpty())
         args << QStringLiteral("--resume") << resumeSessionId;
     if (!model.isEmpty())

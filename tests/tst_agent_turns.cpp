@@ -1,0 +1,226 @@
+// Agent turns end to end: REST + WebSocket in, the real Claude Code CLI, the scripted model out.
+
+#include "support/AgentRig.h"
+
+#include <QTest>
+
+using namespace flotilla;
+using namespace flotilla::test;
+
+namespace {
+QString str(const QJsonObject &o, const char *key) {
+    return o.value(QLatin1String(key)).toString();
+}
+} // namespace
+
+class TestAgentTurns final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void textTurnStreamsDeltas() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        rig.mock.setUsage(1200, 30, 300, 0);
+        rig.mock.queueText(QStringLiteral("Hello from the scripted model"), 5);
+        const HttpResponse r = rig.send(QStringLiteral("please say hello"));
+        QCOMPARE(r.status, 200);
+        QCOMPARE(r.object().value(QStringLiteral("success")).toBool(), true);
+        QCOMPARE(str(r.object(), "agentId"), rig.agentId);
+        QCOMPARE(str(r.object(), "agentName"), QStringLiteral("agent-1"));
+        QVERIFY(rig.waitTurns(1));
+
+        const QList<QJsonObject> chunks = rig.chunks();
+        QVERIFY2(chunks.size() >= 6,
+                 qPrintable(QString::number(chunks.size()))); // 5 deltas + final
+        for (int i = 0; i + 1 < chunks.size(); ++i)
+            QCOMPARE(chunks[i].value(QStringLiteral("isStreaming")).toBool(), true);
+        QCOMPARE(chunks.constLast().value(QStringLiteral("isStreaming")).toBool(), false);
+        QVERIFY(QString::number(chunks.constLast().value(QStringLiteral("timestamp")).toInteger())
+                    .size() == 13);
+        QCOMPARE(rig.streamedText(), QStringLiteral("Hello from the scripted model"));
+        QVERIFY(rig.mock.lastUserTextOf(0).endsWith(QStringLiteral("please say hello")));
+
+        // idle -> working -> idle, broadcast as diffs.
+        QStringList statuses;
+        for (const QJsonObject &u : rig.updates())
+            if (u.contains(QStringLiteral("status")))
+                statuses << str(u, "status");
+        QCOMPARE(statuses, QStringList({QStringLiteral("working"), QStringLiteral("idle")}));
+
+        QVERIFY(rig.ws->waitFor(QStringLiteral("context_update")));
+        const QJsonObject ctx = rig.ws->last(QStringLiteral("context_update"))
+                                    .value(QStringLiteral("payload"))
+                                    .toObject();
+        QCOMPARE(str(ctx, "agentId"), rig.agentId);
+        QCOMPARE(ctx.value(QStringLiteral("contextUsed")).toInteger(),
+                 1500); // input + cache read + creation
+        QVERIFY(ctx.value(QStringLiteral("contextLimit")).toInteger() > 0);
+
+        const QJsonObject a = rig.agent();
+        QCOMPARE(str(a, "status"), QStringLiteral("idle"));
+        QCOMPARE(a.value(QStringLiteral("taskCount")).toInt(), 1);
+        QVERIFY(!str(a, "sessionId").isEmpty());
+        QCOMPARE(a.value(QStringLiteral("contextUsed")).toInteger(), 1500);
+        QVERIFY(a.value(QStringLiteral("tokensUsed")).toInteger() > 0);
+        QCOMPARE(a.value(QStringLiteral("isProcessRunning")).toBool(), true);
+        QCOMPARE(str(a, "currentTask"), QString());
+    }
+
+    void toolTurnReportsToolUseAndResult() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        rig.mock.queueToolUse(QStringLiteral("Bash"),
+                              {{QStringLiteral("command"), QStringLiteral("echo flotilla-tool-ok")},
+                               {QStringLiteral("description"), QStringLiteral("say ok")}});
+        rig.mock.queueText(QStringLiteral("The command printed ok."));
+        QCOMPARE(rig.send(QStringLiteral("run echo")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+
+        QJsonObject use, result;
+        for (const QJsonObject &c : rig.chunks()) {
+            if (c.contains(QStringLiteral("toolInput")))
+                use = c;
+            if (c.contains(QStringLiteral("toolOutput")))
+                result = c;
+        }
+        QCOMPARE(str(use, "toolName"), QStringLiteral("Bash"));
+        QCOMPARE(use.value(QStringLiteral("toolInput"))
+                     .toObject()
+                     .value(QStringLiteral("command"))
+                     .toString(),
+                 QStringLiteral("echo flotilla-tool-ok"));
+        QCOMPARE(str(result, "toolName"), QStringLiteral("Bash"));
+        QVERIFY2(str(result, "toolOutput").contains(QStringLiteral("flotilla-tool-ok")),
+                 qPrintable(str(result, "toolOutput")));
+        QVERIFY(rig.mock.hasToolResult(1));
+
+        QStringList tools;
+        for (const QJsonObject &u : rig.updates())
+            if (u.contains(QStringLiteral("currentTool")))
+                tools << str(u, "currentTool");
+        QVERIFY2(tools.contains(QStringLiteral("Bash")), qPrintable(tools.join(QLatin1Char(','))));
+        QCOMPARE(str(rig.agent(), "currentTool"), QString());
+
+        const QJsonArray history =
+            rig.http.get(rig.svc->url(QStringLiteral("/api/agents/tool-history")))
+                .object()
+                .value(QStringLiteral("toolExecutions"))
+                .toArray();
+        QCOMPARE(history.size(), 1);
+        QCOMPARE(str(history[0].toObject(), "toolName"), QStringLiteral("Bash"));
+        QCOMPARE(str(history[0].toObject(), "agentId"), rig.agentId);
+        QCOMPARE(str(history[0].toObject(), "agentName"), QStringLiteral("agent-1"));
+
+        // Tool history is persisted: it survives a restart of the service.
+        QVERIFY(rig.restartService());
+        QCOMPARE(rig.http.get(rig.svc->url(QStringLiteral("/api/agents/tool-history?limit=5")))
+                     .object()
+                     .value(QStringLiteral("toolExecutions"))
+                     .toArray()
+                     .size(),
+                 1);
+    }
+
+    void messagesArrivingMidTurnAreQueuedInOrder() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        rig.mock.queueSlow(QStringLiteral("first answer, slowly"), 1500);
+        rig.mock.queueText(QStringLiteral("second answer"));
+        rig.mock.queueText(QStringLiteral("third answer"));
+        QVERIFY(rig.send(QStringLiteral("message one"))
+                    .object()
+                    .value(QStringLiteral("message"))
+                    .toString()
+                    .contains(QStringLiteral("sent")));
+        QVERIFY(rig.send(QStringLiteral("message two"))
+                    .object()
+                    .value(QStringLiteral("message"))
+                    .toString()
+                    .contains(QStringLiteral("position 1")));
+        QVERIFY(rig.send(QStringLiteral("message three"))
+                    .object()
+                    .value(QStringLiteral("message"))
+                    .toString()
+                    .contains(QStringLiteral("position 2")));
+        QVERIFY(rig.waitTurns(3, 60000));
+        QCOMPARE(rig.mock.requestCount(), 3);
+        QVERIFY(rig.mock.lastUserTextOf(0).endsWith(QStringLiteral("message one")));
+        QVERIFY(rig.mock.lastUserTextOf(1).endsWith(QStringLiteral("message two")));
+        QVERIFY(rig.mock.lastUserTextOf(2).endsWith(QStringLiteral("message three")));
+        QCOMPARE(rig.streamedText(),
+                 QStringLiteral("first answer, slowlysecond answerthird answer"));
+        QCOMPARE(rig.agent().value(QStringLiteral("taskCount")).toInt(), 3);
+    }
+
+    void modelApiFailureThenRecovery() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        // The CLI retries even a 400 before giving up: fail every attempt.
+        rig.mock.queueError(400, QStringLiteral("invalid_request_error"),
+                            QStringLiteral("scripted failure 42"), 20);
+        QCOMPARE(rig.send(QStringLiteral("this will fail")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        const QJsonObject last = rig.chunks().constLast();
+        QVERIFY2(str(last, "text").startsWith(QStringLiteral("Error: ")),
+                 qPrintable(str(last, "text")));
+        QVERIFY(rig.waitStatus(QStringLiteral("error")));
+        QVERIFY(!str(rig.agent(), "lastError").isEmpty());
+
+        rig.mock.clearQueue();
+        rig.mock.queueText(QStringLiteral("all good again"));
+        QCOMPARE(rig.send(QStringLiteral("try again")).status, 200);
+        QVERIFY(rig.waitTurns(2));
+        QVERIFY(rig.waitStatus(QStringLiteral("idle")));
+        QVERIFY(rig.agent().value(QStringLiteral("lastError")).isNull());
+    }
+
+    void messageRefusals_data() {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("code");
+        QTest::newRow("missing") << QByteArray("{}") << 400 << "missing_field";
+        QTest::newRow("not string") << QByteArray("{\"message\":42}") << 400 << "wrong_type";
+        QTest::newRow("empty") << QByteArray("{\"message\":\"  \"}") << 400 << "invalid_value";
+        QTest::newRow("not json") << QByteArray("hello") << 400 << "bad_json";
+    }
+
+    void messageRefusals() {
+        QFETCH(QByteArray, body);
+        QFETCH(int, status);
+        QFETCH(QString, code);
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const HttpResponse r = rig.http.send(
+            "POST", rig.svc->url(QStringLiteral("/api/agents/%1/message").arg(rig.agentId)), body);
+        QCOMPARE(r.status, status);
+        QCOMPARE(str(r.object(), "code"), code);
+        QCOMPARE(rig.mock.requestCount(), 0);
+        QCOMPARE(str(rig.agent(), "status"), QStringLiteral("idle"));
+        QCOMPARE(rig.send(QStringLiteral("x"), QStringLiteral("no-such-agent")).status, 404);
+    }
+
+    void deletedWorkingDirectoryIsReported() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        QVERIFY(QDir(rig.cwd).removeRecursively());
+        const HttpResponse r = rig.send(QStringLiteral("anyone there?"));
+        QCOMPARE(r.status, 422);
+        QVERIFY(str(r.object(), "error").contains(rig.cwd));
+        const QJsonObject a = rig.agent();
+        QCOMPARE(str(a, "status"), QStringLiteral("error"));
+        QVERIFY(str(a, "lastError").contains(QStringLiteral("no longer exists")));
+        QCOMPARE(rig.mock.requestCount(), 0);
+    }
+
+    void missingCliIsReported() {
+        AgentRig rig([](ServerConfig &c) { c.claudeBin = QStringLiteral("/nonexistent/claude"); });
+        QVERIFY(rig.start());
+        const HttpResponse r = rig.send(QStringLiteral("hello?"));
+        QCOMPARE(r.status, 503);
+        QCOMPARE(str(r.object(), "code"), QStringLiteral("cli_unavailable"));
+        QCOMPARE(str(rig.agent(), "status"), QStringLiteral("error"));
+        QVERIFY(str(rig.agent(), "lastError").contains(QStringLiteral("/nonexistent/claude")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAgentTurns)
+#include "tst_agent_turns.moc"
