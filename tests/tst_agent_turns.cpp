@@ -173,6 +173,24 @@ private Q_SLOTS:
         QVERIFY(rig.agent().value(QStringLiteral("lastError")).isNull());
     }
 
+    // Under congestion deltas are merged (bounded in time and size), the text is intact and the
+    // turn still ends with its final chunk.
+    void congestedClientsGetCoalescedDeltas() {
+        AgentRig rig([](ServerConfig &c) { c.coalesceAboveBacklogBytes = 0; }); // always congested
+        QVERIFY(rig.start());
+        QString text;
+        for (int i = 0; i < 60; ++i)
+            text += QStringLiteral("word%1 ").arg(i);
+        rig.mock.queueText(text, 60, 5); // 60 deltas, 5 ms apart
+        QCOMPARE(rig.send(QStringLiteral("stream a lot")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        const QList<QJsonObject> chunks = rig.chunks();
+        QCOMPARE(rig.streamedText(), text);
+        QCOMPARE(chunks.constLast().value(QStringLiteral("isStreaming")).toBool(), false);
+        QVERIFY2(chunks.size() - 1 < 60 && chunks.size() - 1 >= 2,
+                 qPrintable(QString::number(chunks.size())));
+    }
+
     void messageRefusals_data() {
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<int>("status");

@@ -35,6 +35,8 @@ struct ServerConfig {
     QString claudeHome;
     QProcessEnvironment agentEnvironment = QProcessEnvironment::systemEnvironment();
     int maxRestartsPerMinute = 3;
+    // Text deltas are merged while some WebSocket client has more than this queued.
+    qint64 coalesceAboveBacklogBytes = 256 * 1024;
 };
 
 struct ParsedCommandLine {

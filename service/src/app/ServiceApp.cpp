@@ -108,7 +108,9 @@ std::optional<StartFailure> ServiceApp::start() {
     runtimeConfig.maxRestartsPerMinute = m_config.maxRestartsPerMinute;
     EventHub *hub = m_hub.get();
     // Deltas are merged only while some client's socket backlog is building up.
-    runtimeConfig.congested = [hub] { return hub->largestBacklog() > 256 * 1024; };
+    runtimeConfig.congested = [hub, threshold = m_config.coalesceAboveBacklogBytes] {
+        return hub->largestBacklog() >= threshold;
+    };
     m_runtime = std::make_unique<AgentRuntime>(runtimeConfig, *m_agents, *m_prompt, *m_toolHistory);
     wireRuntimeEvents();
 
@@ -119,7 +121,8 @@ std::optional<StartFailure> ServiceApp::start() {
     m_configController = std::make_unique<ConfigController>(*m_http);
     m_healthController =
         std::make_unique<HealthController>(*m_http, m_report, !m_config.authToken.isEmpty());
-    m_historyController = std::make_unique<HistoryController>(*m_http, *m_agents, m_config.claudeHome);
+    m_historyController =
+        std::make_unique<HistoryController>(*m_http, *m_agents, m_config.claudeHome);
     m_runtimeController =
         std::make_unique<RuntimeController>(*m_http, *m_agents, *m_runtime, *m_toolHistory);
 
