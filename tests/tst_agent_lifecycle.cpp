@@ -180,6 +180,26 @@ private Q_SLOTS:
             messagesOf(rig.mock, 1).contains(QStringLiteral("hello"))); // resumed, not restarted
     }
 
+    // `/compact` makes the real CLI summarise the conversation: clients see it start and end.
+    void compactionIsBroadcast() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        rig.mock.queueText(QStringLiteral("first answer"));
+        QCOMPARE(rig.send(QStringLiteral("hello")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        rig.mock.queueText(QStringLiteral("Summary: the user said hello."));
+        QCOMPARE(rig.send(QStringLiteral("/compact")).status, 200);
+        QVERIFY(rig.waitTurns(2));
+        QVERIFY(rig.ws->waitFor(QStringLiteral("compacting_status"), 2));
+        const QList<QJsonObject> events = rig.ws->ofType(QStringLiteral("compacting_status"));
+        const QJsonObject on = events[0].value(QStringLiteral("payload")).toObject();
+        const QJsonObject off = events[1].value(QStringLiteral("payload")).toObject();
+        QCOMPARE(str(on, "agentId"), rig.agentId);
+        QCOMPARE(on.value(QStringLiteral("active")).toBool(), true);
+        QCOMPARE(off.value(QStringLiteral("active")).toBool(), false);
+        QVERIFY(rig.mock.requestCount() >= 2); // the summary request(s) went to the model
+    }
+
     void crashIsReportedRestartedAndRateLimited() {
         AgentRig rig([](ServerConfig &c) { c.maxRestartsPerMinute = 1; });
         QVERIFY(rig.start());

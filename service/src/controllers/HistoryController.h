@@ -1,14 +1,30 @@
 #pragma once
 // GET /api/agents/:id/history, /search, /sessions: read the Claude Code session files
 // (~/.claude/projects/<encoded cwd>/<session>.jsonl) of an agent's working directory.
+//
+// The event loop only validates the request and looks the agent up; the file work (a cold index
+// of a 1 GiB session takes about a second) runs on this controller's own QThreadPool and the
+// answer comes back through a queued call, so other clients are never held up. Workers get
+// plain data and share only the thread-safe IndexCache; they touch no QObject of the service.
 
+#include "http/ApiTypes.h"
+
+#include <QHash>
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
+
+#include <functional>
+#include <memory>
 
 namespace flotilla {
 
 class AgentRegistry;
 class HttpServer;
+
+namespace history {
+class IndexCache;
+}
 
 class HistoryController final : public QObject {
     Q_OBJECT
@@ -19,9 +35,20 @@ public:
                       QObject *parent = nullptr);
     ~HistoryController() override;
 
+    // Two workers: this machine class has two cores, and one slow cold build must not queue
+    // every other history request behind it.
+    static constexpr int kWorkers = 2;
+
 private:
+    // Runs `work` on a worker; its Reply is delivered to `done` on this object's thread.
+    void runAsync(ReplyCallback done, std::function<Reply()> work);
+
     const AgentRegistry &m_agents;
     QString m_claudeHome;
+    std::unique_ptr<history::IndexCache> m_cache;
+    QHash<quint64, ReplyCallback> m_waiting;
+    quint64 m_nextJob = 0;
+    QThreadPool m_pool; // last member: destroyed (and drained) before what workers use
 };
 
 } // namespace flotilla
