@@ -120,6 +120,55 @@ private Q_SLOTS:
                  1);
     }
 
+    // The session file the CLI writes during real turns is what history, search and sessions read.
+    void historyOfTheConversationJustHad() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        rig.mock.queueToolUse(QStringLiteral("Bash"),
+                              {{QStringLiteral("command"), QStringLiteral("echo history-probe-ok")},
+                               {QStringLiteral("description"), QStringLiteral("probe")}});
+        rig.mock.queueText(QStringLiteral("It printed history-probe-ok."));
+        rig.mock.queueText(QStringLiteral("Second answer."));
+        QCOMPARE(rig.send(QStringLiteral("please run the probe")).status, 200);
+        QCOMPARE(rig.send(QStringLiteral("and then say more")).status, 200);
+        QVERIFY(rig.waitTurns(2));
+        const QString base = QStringLiteral("/api/agents/%1/").arg(rig.agentId);
+
+        const QJsonObject page =
+            rig.http.get(rig.svc->url(base + QStringLiteral("history?limit=50"))).object();
+        QCOMPARE(str(page, "sessionId"), str(rig.agent(), "sessionId"));
+        QStringList types;
+        for (const QJsonValue &v : page.value(QStringLiteral("messages")).toArray())
+            types << str(v.toObject(), "type");
+        QCOMPARE(types, QStringList({QStringLiteral("user"), QStringLiteral("tool_use"),
+                                     QStringLiteral("tool_result"), QStringLiteral("assistant"),
+                                     QStringLiteral("user"), QStringLiteral("assistant")}));
+        QCOMPARE(page.value(QStringLiteral("totalCount")).toInt(), 6);
+        const QJsonArray messages = page.value(QStringLiteral("messages")).toArray();
+        QVERIFY(str(messages[0].toObject(), "content")
+                    .endsWith(QStringLiteral("please run the probe")));
+        QCOMPARE(str(messages[1].toObject(), "toolName"), QStringLiteral("Bash"));
+        QVERIFY(
+            str(messages[2].toObject(), "content").contains(QStringLiteral("history-probe-ok")));
+
+        // offset counts back from the newest entry; a page is oldest first.
+        const QJsonObject older =
+            rig.http.get(rig.svc->url(base + QStringLiteral("history?limit=2&offset=2"))).object();
+        QCOMPARE(str(older.value(QStringLiteral("messages")).toArray()[0].toObject(), "type"),
+                 QStringLiteral("tool_result"));
+        QCOMPARE(older.value(QStringLiteral("hasMore")).toBool(), true);
+
+        const QJsonObject found =
+            rig.http.get(rig.svc->url(base + QStringLiteral("search?q=HISTORY-PROBE"))).object();
+        QVERIFY(found.value(QStringLiteral("totalMatches")).toInt() >= 2);
+        QVERIFY(found.value(QStringLiteral("scannedBytes")).toInteger() > 0);
+
+        const QJsonObject sessions =
+            rig.http.get(rig.svc->url(base + QStringLiteral("sessions"))).object();
+        QCOMPARE(sessions.value(QStringLiteral("sessions")).toArray().size(), 1);
+        QCOMPARE(str(sessions, "currentSessionId"), str(rig.agent(), "sessionId"));
+    }
+
     void messagesArrivingMidTurnAreQueuedInOrder() {
         AgentRig rig;
         QVERIFY(rig.start());
