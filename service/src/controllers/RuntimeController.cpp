@@ -50,6 +50,27 @@ Reply bulk(const QStringList &ids, const std::function<Status(const QString &)> 
     return Reply::json(QJsonObject{{k::Succeeded, succeeded}, {k::Failed, failed}});
 }
 
+using BulkOp = std::function<Status(const QString &)>;
+
+// Registers POST /api/agents/bulk/<name>: the body is {agentIds, ...}; `prepare` checks the extra
+// fields once and returns the operation applied to each id.
+void bulkRoute(HttpServer &http, const QString &name,
+               std::function<Result<BulkOp>(const QJsonObject &)> prepare) {
+    http.route(Method::Post, QStringLiteral("/api/agents/bulk/") + name,
+               [prepare = std::move(prepare)](const ApiRequest &r) -> Reply {
+                   const auto body = r.jsonObject();
+                   if (!body)
+                       return body.error();
+                   const auto ids = agentIdsOf(*body);
+                   if (!ids)
+                       return ids.error();
+                   const auto op = prepare(*body);
+                   if (!op)
+                       return op.error();
+                   return bulk(*ids, *op);
+               });
+}
+
 } // namespace
 
 RuntimeController::RuntimeController(HttpServer &http, AgentRegistry &agents, AgentRuntime &runtime,
@@ -98,55 +119,37 @@ RuntimeController::RuntimeController(HttpServer &http, AgentRegistry &agents, Ag
         });
 
     // POST /api/agents/bulk/stop {agentIds} -> 200 {succeeded, failed} | 400
-    http.route(Method::Post, QStringLiteral("/api/agents/bulk/stop"),
-               [&runtime](const ApiRequest &r) -> Reply {
-                   const auto body = r.jsonObject();
-                   if (!body)
-                       return body.error();
-                   const auto ids = agentIdsOf(*body);
-                   if (!ids)
-                       return ids.error();
-                   return bulk(*ids, [&](const QString &id) { return runtime.stop(id); });
-               });
+    bulkRoute(http, QStringLiteral("stop"), [&runtime](const QJsonObject &) -> Result<BulkOp> {
+        return BulkOp([&runtime](const QString &id) { return runtime.stop(id); });
+    });
 
     // POST /api/agents/bulk/clear-context {agentIds} -> 200 {succeeded, failed} | 400
-    http.route(Method::Post, QStringLiteral("/api/agents/bulk/clear-context"),
-               [&runtime](const ApiRequest &r) -> Reply {
-                   const auto body = r.jsonObject();
-                   if (!body)
-                       return body.error();
-                   const auto ids = agentIdsOf(*body);
-                   if (!ids)
-                       return ids.error();
-                   return bulk(*ids, [&](const QString &id) { return runtime.clearContext(id); });
-               });
+    bulkRoute(http, QStringLiteral("clear-context"),
+              [&runtime](const QJsonObject &) -> Result<BulkOp> {
+                  return BulkOp([&runtime](const QString &id) { return runtime.clearContext(id); });
+              });
 
     // POST /api/agents/bulk/change-model {agentIds, provider, model} -> 200 {succeeded, failed} |
     // 400 | 422
-    http.route(
-        Method::Post, QStringLiteral("/api/agents/bulk/change-model"),
-        [&runtime](const ApiRequest &r) -> Reply {
-            const auto body = r.jsonObject();
-            if (!body)
-                return body.error();
-            const auto ids = agentIdsOf(*body);
-            if (!ids)
-                return ids.error();
-            for (QLatin1String field : {k::Provider, k::Model}) {
-                if (!body->contains(field))
-                    return Error::badRequest(c::MissingField,
-                                             QStringLiteral("field '%1' is required").arg(field));
-                if (!body->value(field).isString())
-                    return Error::badRequest(
-                        c::WrongType, QStringLiteral("field '%1' must be a string").arg(field));
-            }
-            const QString provider = body->value(k::Provider).toString();
-            const QString model = body->value(k::Model).toString();
-            if (Status e = validateProviderModel(provider, model))
-                return *e;
-            return bulk(
-                *ids, [&](const QString &id) { return runtime.changeModel(id, provider, model); });
-        });
+    bulkRoute(http, QStringLiteral("change-model"),
+              [&runtime](const QJsonObject &body) -> Result<BulkOp> {
+                  for (QLatin1String field : {k::Provider, k::Model}) {
+                      if (!body.contains(field))
+                          return Error::badRequest(
+                              c::MissingField, QStringLiteral("field '%1' is required").arg(field));
+                      if (!body.value(field).isString())
+                          return Error::badRequest(
+                              c::WrongType,
+                              QStringLiteral("field '%1' must be a string").arg(field));
+                  }
+                  const QString provider = body.value(k::Provider).toString();
+                  const QString model = body.value(k::Model).toString();
+                  if (Status e = validateProviderModel(provider, model))
+                      return *e;
+                  return BulkOp([&runtime, provider, model](const QString &id) {
+                      return runtime.changeModel(id, provider, model);
+                  });
+              });
 
     // GET /api/agents/tool-history?limit=100&agentId= -> 200 {toolExecutions: [...]}, newest first
     http.route(Method::Get, QStringLiteral("/api/agents/tool-history"),
