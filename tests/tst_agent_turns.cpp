@@ -278,6 +278,23 @@ private Q_SLOTS:
         QCOMPARE(rig.mock.requestCount(), 0);
     }
 
+    void codexAgentsAreNotRunByClaude() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const HttpResponse created =
+            rig.http.post(rig.svc->url(QStringLiteral("/api/agents")),
+                          QJsonObject{{QStringLiteral("name"), QStringLiteral("codex-1")},
+                                      {QStringLiteral("cwd"), rig.cwd},
+                                      {QStringLiteral("provider"), QStringLiteral("codex")}});
+        QCOMPARE(created.status, 201);
+        const QString id = str(created.object(), "id");
+        const HttpResponse r = rig.send(QStringLiteral("hello"), id);
+        QCOMPARE(r.status, 503);
+        QCOMPARE(str(r.object(), "code"), QStringLiteral("provider_unavailable"));
+        QCOMPARE(str(rig.agent(id), "status"), QStringLiteral("error"));
+        QCOMPARE(rig.mock.requestCount(), 0);
+    }
+
     void missingCliIsReported() {
         AgentRig rig([](ServerConfig &c) { c.claudeBin = QStringLiteral("/nonexistent/claude"); });
         QVERIFY(rig.start());

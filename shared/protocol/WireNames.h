@@ -115,6 +115,7 @@ inline constexpr Name Timeout{"request_timeout"};
 inline constexpr Name Internal{"internal"};
 inline constexpr Name UnknownType{"unknown_type"};
 inline constexpr Name CliUnavailable{"cli_unavailable"};
+inline constexpr Name ProviderUnavailable{"provider_unavailable"};
 inline constexpr Name RestartLimit{"restart_limit"};
 } // namespace code
 

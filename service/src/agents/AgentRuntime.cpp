@@ -82,6 +82,17 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
         });
         return Error::invalid(c::InvalidValue, why);
     }
+    if (agent->provider != QLatin1String("claude")) {
+        // Only the Claude Code runtime exists so far; never run a codex agent with the wrong CLI.
+        const QString why = QStringLiteral("provider '%1' has no runtime in this flotillad yet; "
+                                           "change the agent's model to a claude one")
+                                .arg(agent->provider);
+        m_agents.updateRuntime(agentId, [&](Agent &a) {
+            a.status = st::Error;
+            a.lastError = why;
+        });
+        return Error{ErrorKind::Unavailable, c::ProviderUnavailable, why};
+    }
     const QFileInfo bin(m_config.claudeBin);
     if (m_config.claudeBin.isEmpty() || !bin.isExecutable()) {
         const QString why =
