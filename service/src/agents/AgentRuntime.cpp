@@ -262,6 +262,7 @@ void AgentRuntime::onEvent(const QString &agentId, const ClaudeEvent &e) {
         });
         if (e.contextWindow > 0)
             Q_EMIT contextUpdated(agentId, used, limit);
+        Q_EMIT turnFinished(agentId, e.text, e.isError);
         startNextTurn(agentId);
         break;
     }

@@ -59,6 +59,9 @@ Q_SIGNALS:
     void output(const flotilla::OutputChunk &chunk);
     void contextUpdated(const QString &agentId, qint64 used, qint64 limit);
     void compactingChanged(const QString &agentId, bool active);
+    // A turn ended: `finalText` is the CLI's result text (the last assistant answer), or the
+    // error when `isError`. Orchestration (boss delegation, work plans) reads turns through this.
+    void turnFinished(const QString &agentId, const QString &finalText, bool isError);
 
 private:
     struct Session;

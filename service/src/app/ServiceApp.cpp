@@ -3,8 +3,11 @@
 #include "agents/AgentRuntime.h"
 #include "app/Logging.h"
 #include "controllers/AgentsController.h"
+#include "controllers/BossController.h"
+#include "controllers/ExecController.h"
 #include "controllers/HistoryController.h"
 #include "controllers/MiscControllers.h"
+#include "controllers/OrganizationController.h"
 #include "controllers/RuntimeController.h"
 #include "domain/AgentRegistry.h"
 #include "domain/NotificationService.h"
@@ -32,6 +35,9 @@ ServiceApp::ServiceApp(ServerConfig config, QObject *parent)
 ServiceApp::~ServiceApp() {
     shutdown();
     // Controllers and the hub reference the domain objects: tear down in reverse order.
+    m_bossController.reset();
+    m_organizationController.reset();
+    m_execController.reset();
     m_runtimeController.reset();
     m_historyController.reset();
     m_healthController.reset();
@@ -125,6 +131,13 @@ std::optional<StartFailure> ServiceApp::start() {
         std::make_unique<HistoryController>(*m_http, *m_agents, m_config.claudeHome);
     m_runtimeController =
         std::make_unique<RuntimeController>(*m_http, *m_agents, *m_runtime, *m_toolHistory);
+
+    // Orchestration (issue 4): each controller owns its area's services.
+    const OrchestrationDeps deps{*m_http, *m_agents, *m_runtime,      *m_hub,
+                                 *m_db,   *m_prompt, m_config.dataDir};
+    m_execController = std::make_unique<ExecController>(deps);
+    m_organizationController = std::make_unique<OrganizationController>(deps);
+    m_bossController = std::make_unique<BossController>(deps);
 
     auto port = m_http->listen(m_config.host, m_config.port);
     if (!port)

@@ -14,6 +14,9 @@
 namespace flotilla {
 
 class AgentRegistry;
+class BossController;
+class ExecController;
+class OrganizationController;
 class AgentRuntime;
 class RuntimeController;
 class ToolHistory;
@@ -76,6 +79,9 @@ private:
     std::unique_ptr<HealthController> m_healthController;
     std::unique_ptr<HistoryController> m_historyController;
     std::unique_ptr<RuntimeController> m_runtimeController;
+    std::unique_ptr<ExecController> m_execController;
+    std::unique_ptr<OrganizationController> m_organizationController;
+    std::unique_ptr<BossController> m_bossController;
     quint16 m_port = 0;
     bool m_stopped = false;
 };

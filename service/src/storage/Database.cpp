@@ -40,6 +40,21 @@ const char *const kMigrations[] = {
     "  timestamp INTEGER NOT NULL,"
     "  data TEXT NOT NULL);"
     "CREATE INDEX tool_history_agent ON tool_history (agent_id, seq);",
+    // 2 -> 3: orchestration (issue 4): areas, delegation decisions, work plans
+    "CREATE TABLE areas ("
+    "  id TEXT PRIMARY KEY NOT NULL,"
+    "  data TEXT NOT NULL);"
+    "CREATE TABLE delegations ("
+    "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  id TEXT UNIQUE NOT NULL,"
+    "  boss_id TEXT NOT NULL,"
+    "  data TEXT NOT NULL);"
+    "CREATE INDEX delegations_boss ON delegations (boss_id, seq);"
+    "CREATE TABLE work_plans ("
+    "  id TEXT PRIMARY KEY NOT NULL,"
+    "  boss_id TEXT NOT NULL,"
+    "  updated_at INTEGER NOT NULL,"
+    "  data TEXT NOT NULL);",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
               "one migration per schema version");

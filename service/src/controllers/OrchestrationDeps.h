@@ -1,0 +1,26 @@
+#pragma once
+// What the orchestration controllers (exec, organization, boss) are built from: the shared
+// service objects, passed by reference from the composition root (no singletons).
+
+#include <QString>
+
+namespace flotilla {
+
+class AgentRegistry;
+class AgentRuntime;
+class Database;
+class EventHub;
+class HttpServer;
+class SystemPromptStore;
+
+struct OrchestrationDeps {
+    HttpServer &http;
+    AgentRegistry &agents;
+    AgentRuntime &runtime;
+    EventHub &hub;
+    Database &db;
+    SystemPromptStore &prompt;
+    QString dataDir;
+};
+
+} // namespace flotilla
