@@ -107,7 +107,12 @@ void EventHub::sendSync(QWebSocket *socket) {
                               QByteArray(m::AgentsUpdate.data(), m::AgentsUpdate.size()) +
                               "\",\"payload\":" + m_agents.listJson() + '}';
     send(*client, QString::fromUtf8(agents));
-    send(*client, QString::fromUtf8(encodeEvent(m::WorkPlansUpdate, QJsonArray())));
+    send(*client, QString::fromUtf8(
+                      encodeEvent(m::WorkPlansUpdate, m_workPlans ? m_workPlans() : QJsonArray())));
+    if (m_replay) {
+        for (const QByteArray &event : m_replay())
+            send(*client, QString::fromUtf8(event));
+    }
 }
 
 void EventHub::broadcast(QLatin1String type, const QJsonValue &payload, Delivery delivery) {

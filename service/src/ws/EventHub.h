@@ -13,6 +13,7 @@
 
 #include <QElapsedTimer>
 #include <QHash>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
@@ -52,6 +53,15 @@ public:
     void addClient(QWebSocket *socket);
     // Registers a client->server message type (later issues add boss, permission... handlers).
     void registerIncoming(const QString &type, IncomingHandler handler);
+    // Supplies the work_plans_update payload sent on connect and on resync (default: []).
+    void setWorkPlansProvider(std::function<QJsonArray()> provider) {
+        m_workPlans = std::move(provider);
+    }
+    // Messages sent to each client right after the on-connect sync (e.g. pending permission
+    // requests).
+    void setConnectReplayProvider(std::function<QList<QByteArray>()> provider) {
+        m_replay = std::move(provider);
+    }
 
     // Droppable events are skipped for a lagging client (its resync sums them up); Always events
     // (the final chunk of a turn) are queued even then: they are few, and a client must learn
@@ -92,6 +102,8 @@ private:
     QTimer m_housekeeping;
     QTimer m_pinger;
     quint64 m_dropped = 0;
+    std::function<QJsonArray()> m_workPlans;
+    std::function<QList<QByteArray>()> m_replay;
 };
 
 } // namespace flotilla
