@@ -8,8 +8,7 @@
 
 #include <cstdio>
 
-int main(int argc, char *argv[])
-{
+int main(int argc, char *argv[]) {
     QCoreApplication app(argc, argv);
     const quint16 port = argc > 1 ? quint16(QByteArray(argv[1]).toUInt()) : 0;
     const QByteArray body = QByteArray(argc > 2 ? QByteArray(argv[2]).toInt() : 13893, 'x');
@@ -18,7 +17,8 @@ int main(int argc, char *argv[])
         return QHttpServerResponse(QByteArrayLiteral("application/json"), body);
     });
     server.route(QStringLiteral("/api/health"), [] {
-        return QHttpServerResponse(QByteArrayLiteral("application/json"), QByteArrayLiteral("{\"status\":\"ok\"}"));
+        return QHttpServerResponse(QByteArrayLiteral("application/json"),
+                                   QByteArrayLiteral("{\"status\":\"ok\"}"));
     });
     auto *tcp = new QTcpServer();
     if (!tcp->listen(QHostAddress::LocalHost, port))

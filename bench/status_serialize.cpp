@@ -13,8 +13,7 @@
 
 using flotilla::Agent;
 
-int main()
-{
+int main() {
     QList<Agent> agents;
     for (int i = 0; i < 100; ++i) {
         Agent a;
@@ -46,8 +45,10 @@ int main()
             sink += copy.size();
         }
         const double perCachedUs = double(t.nsecsElapsed()) / (kRounds * 100) / 1000.0;
-        std::printf("run %d: build+serialise %.1f us/request, cached %.3f us/request (%lld bytes, sink %lld)\n", run + 1,
-                    perBuildUs, perCachedUs, static_cast<long long>(cached.size()), static_cast<long long>(sink));
+        std::printf("run %d: build+serialise %.1f us/request, cached %.3f us/request (%lld bytes, "
+                    "sink %lld)\n",
+                    run + 1, perBuildUs, perCachedUs, static_cast<long long>(cached.size()),
+                    static_cast<long long>(sink));
     }
     return 0;
 }
