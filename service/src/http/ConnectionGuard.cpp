@@ -55,12 +55,14 @@ QByteArray RequestHead::path() const {
 }
 
 ConnectionGuard::ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits,
-                                 UpgradeVerifier verifier, UpgradeAcceptor acceptor)
+                                 UpgradeVerifier verifier, UpgradeAcceptor acceptor,
+                                 HttpHandover handover)
     : QObject(socket)
     , m_socket(socket)
     , m_limits(limits)
     , m_verifier(std::move(verifier))
-    , m_acceptor(std::move(acceptor)) {
+    , m_acceptor(std::move(acceptor))
+    , m_handover(std::move(handover)) {
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, &ConnectionGuard::onTimeout);
     connect(m_socket, &QIODevice::readyRead, this, &ConnectionGuard::onReadyRead);
@@ -70,6 +72,12 @@ ConnectionGuard::ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits,
             armIdleTimer();
     });
     m_deadline.start(m_limits.headerTimeoutMs);
+    // Until Qt's HTTP server (or the WebSocket server) owns the socket, closing it is ours to
+    // clean.
+    connect(m_socket, &QAbstractSocket::disconnected, this, [this] {
+        if (!m_handedToQt)
+            m_socket->deleteLater();
+    });
 }
 
 void ConnectionGuard::armIdleTimer() {
@@ -79,11 +87,14 @@ void ConnectionGuard::armIdleTimer() {
 void ConnectionGuard::onReadyRead() {
     if (m_state == State::Done)
         return;
-    // Qt's slot (connected after this one) always reads everything available, inside its
-    // transaction; so what is unread now is exactly what arrived since our last look.
+    // Once Qt has the connection, its slot (connected after this one) reads everything available,
+    // inside its transaction, right after us: what is unread now is exactly what arrived since our
+    // last look. Before that nobody reads, so the bytes already fed are skipped.
+    const bool qtReadsAfterUs = m_handedToQt;
     const qint64 available = m_socket->bytesAvailable();
-    if (available > 0)
-        feed(m_socket->peek(available));
+    if (available > m_seenUnread)
+        feed(m_socket->peek(available).mid(m_seenUnread));
+    m_seenUnread = qtReadsAfterUs ? 0 : qMax(m_seenUnread, available);
 }
 
 void ConnectionGuard::feed(const QByteArray &data) {
@@ -361,7 +372,7 @@ bool ConnectionGuard::onHeadersComplete() {
         m_deadline.stop();
         QObject::disconnect(m_socket, &QIODevice::readyRead, nullptr, nullptr);
         QObject::disconnect(m_socket, &QAbstractSocket::disconnected, nullptr, nullptr);
-        if (m_socket->isTransactionStarted())
+        if (m_socket->isTransactionStarted()) // an upgrade after plain requests: Qt read some
             m_socket->rollbackTransaction();
         m_socket->setReadBufferSize(0);
         QTcpSocket *socket = m_socket;
@@ -418,6 +429,14 @@ bool ConnectionGuard::onHeadersComplete() {
         // Qt 6.4 never answers this; curl would stall a second before sending the body.
         if (chunked || length > 0)
             m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+    }
+
+    if (!m_handedToQt) {
+        // Plain HTTP: from now on Qt parses this connection. It connects its slots now; a queued
+        // readyRead makes it read what is already buffered (this guard skips it: seen).
+        m_handedToQt = true;
+        m_handover(m_socket);
+        QMetaObject::invokeMethod(m_socket, &QIODevice::readyRead, Qt::QueuedConnection);
     }
 
     m_bodySeen = 0;
@@ -519,8 +538,8 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
     // The whole request is buffered by Qt before dispatch; the guard keeps it within limits, and
     // this caps what a single read can pull in regardless.
     socket->setReadBufferSize(m_limits.maxHeaderBytes + m_limits.maxBodyBytes + 64 * 1024);
-    new ConnectionGuard(socket, m_limits, m_verifier, m_acceptor);
-    addPendingConnection(socket);
+    new ConnectionGuard(socket, m_limits, m_verifier, m_acceptor,
+                        [this](QTcpSocket *s) { addPendingConnection(s); });
 }
 
 } // namespace flotilla

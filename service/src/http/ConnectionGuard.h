@@ -57,13 +57,15 @@ using UpgradeVerifier = std::function<std::optional<Rejection>(const RequestHead
 // Receives an accepted upgrade's socket (parentless, Qt's HTTP slots disconnected, the handshake
 // bytes still unread in its buffer).
 using UpgradeAcceptor = std::function<void(QTcpSocket *)>;
+// Gives a connection to Qt's HTTP server (QTcpServer::addPendingConnection).
+using HttpHandover = std::function<void(QTcpSocket *)>;
 
 class ConnectionGuard final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ConnectionGuard)
 public:
     ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits, UpgradeVerifier verifier,
-                    UpgradeAcceptor acceptor);
+                    UpgradeAcceptor acceptor, HttpHandover handover);
 
     // Writes a JSON error response straight to the socket, stops Qt from reading it, and closes
     // gracefully (half-close, then drain what the client still sends for a moment).
@@ -84,6 +86,11 @@ private:
     HttpLimits m_limits;
     UpgradeVerifier m_verifier;
     UpgradeAcceptor m_acceptor;
+    HttpHandover m_handover;
+    // A connection reaches Qt's HTTP server only once its first request is known to be plain
+    // HTTP: a WebSocket connection never gets Qt's per-connection state (which it would leak).
+    bool m_handedToQt = false;
+    qint64 m_seenUnread = 0; // bytes already fed that are still unread in the socket buffer
     State m_state = State::Idle;
     QByteArray m_headerBuf;
     QByteArray m_lineBuf; // chunk-size and trailer lines
