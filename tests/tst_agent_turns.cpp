@@ -1,7 +1,9 @@
 // Agent turns end to end: REST + WebSocket in, the real Claude Code CLI, the scripted model out.
 
+#include "agents/AgentRuntime.h"
 #include "support/AgentRig.h"
 
+#include <QFile>
 #include <QTest>
 
 using namespace flotilla;
@@ -118,6 +120,23 @@ private Q_SLOTS:
                      .toArray()
                      .size(),
                  1);
+    }
+
+    // Agents can call the service back (report-task): its address and their id are in the
+    // environment of the CLI process (which its tools inherit).
+    void agentsKnowHowToReachTheService() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        rig.mock.queueText(QStringLiteral("ok"));
+        QCOMPARE(rig.send(QStringLiteral("hello")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        const qint64 pid = rig.svc->app().runtime().processId(rig.agentId);
+        QFile environ(QStringLiteral("/proc/%1/environ").arg(pid));
+        QVERIFY(environ.open(QIODevice::ReadOnly));
+        const QList<QByteArray> vars = environ.readAll().split('\0');
+        QVERIFY(
+            vars.contains("FLOTILLA_URL=http://127.0.0.1:" + QByteArray::number(rig.svc->port())));
+        QVERIFY(vars.contains("FLOTILLA_AGENT_ID=" + rig.agentId.toUtf8()));
     }
 
     // The session file the CLI writes during real turns is what history, search and sessions read.

@@ -168,6 +168,8 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s) {
     launch.model = agent->model;
     launch.appendSystemPrompt = m_prompt.prompt();
     launch.environment = m_config.environment;
+    launch.environment.insert(QStringLiteral("FLOTILLA_AGENT_ID"),
+                              agentId); // for report-task and hooks
     s.promptInUse = launch.appendSystemPrompt;
     s.modelInUse = launch.model;
     s.respawnBeforeNextTurn = false;

@@ -51,6 +51,11 @@ public:
     Status changeModel(const QString &agentId, const QString &provider, const QString &model);
     // Ends every agent process (service shutdown).
     void shutdown();
+    // Adds a variable to the environment of agent processes started from now on (the service's
+    // own address and token, known only once it listens).
+    void setEnvironmentValue(const QString &name, const QString &value) {
+        m_config.environment.insert(name, value);
+    }
 
     bool isProcessRunning(const QString &agentId) const;
     qint64 processId(const QString &agentId) const;

@@ -143,6 +143,20 @@ std::optional<StartFailure> ServiceApp::start() {
     if (!port)
         return StartFailure{exitcode::kListen, port.error().message};
     m_port = *port;
+    // Agents call back (report-task, permission hooks) on loopback when bound to every interface.
+    const QHostAddress &host = m_config.host;
+    const bool anyAddress = host == QHostAddress(QHostAddress::Any) ||
+                            host == QHostAddress(QHostAddress::AnyIPv4) ||
+                            host == QHostAddress(QHostAddress::AnyIPv6);
+    const QString hostText = anyAddress ? QStringLiteral("127.0.0.1")
+                             : host.protocol() == QAbstractSocket::IPv6Protocol
+                                 ? QStringLiteral("[%1]").arg(host.toString())
+                                 : host.toString();
+    m_runtime->setEnvironmentValue(QStringLiteral("FLOTILLA_URL"),
+                                   QStringLiteral("http://%1:%2").arg(hostText).arg(m_port));
+    if (!m_config.authToken.isEmpty())
+        m_runtime->setEnvironmentValue(QStringLiteral("FLOTILLA_TOKEN"),
+                                       QString::fromUtf8(m_config.authToken));
     qCInfo(lcApp).noquote() << "data directory" << dir << "; auth"
                             << (m_config.authToken.isEmpty() ? "off" : "on");
     return std::nullopt;

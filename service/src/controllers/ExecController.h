@@ -1,7 +1,10 @@
 #pragma once
 // exec, secrets and exec tasks (POST /api/exec, /api/exec/tasks, /api/secrets) (issue 4).
+// Owns the secret store and the exec service; turns their signals into exec_task_* events.
 
 #include "controllers/OrchestrationDeps.h"
+#include "exec/ExecService.h"
+#include "exec/SecretStore.h"
 
 #include <QObject>
 
@@ -13,6 +16,15 @@ class ExecController final : public QObject {
 public:
     explicit ExecController(const OrchestrationDeps &deps, QObject *parent = nullptr);
     ~ExecController() override;
+
+private:
+    void registerExecRoutes(HttpServer &http);
+    void registerSecretRoutes(HttpServer &http);
+    void wireEvents(EventHub &hub);
+
+    AgentRegistry &m_agents;
+    SecretStore m_secrets;
+    ExecService m_exec;
 };
 
 } // namespace flotilla

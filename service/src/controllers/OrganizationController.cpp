@@ -1,11 +1,291 @@
 #include "controllers/OrganizationController.h"
 
+#include "controllers/BulkSupport.h"
+#include "domain/AgentRegistry.h"
+#include "http/HttpServer.h"
+#include "organization/ActivityRecorder.h"
+#include "organization/OrgLogging.h"
+#include "protocol/OrganizationNames.h"
+#include "ws/EventHub.h"
+
+#include <QDateTime>
+
 namespace flotilla {
 
-OrganizationController::OrganizationController(const OrchestrationDeps &, QObject *parent)
-    : QObject(parent) {
+namespace k = wire::key;
+namespace c = wire::code;
+namespace om = wire::org::msg;
+namespace ok = wire::org::key;
+namespace op = wire::org::param;
+
+namespace {
+
+Error unknownAgent(const QString &id) {
+    return Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(id));
+}
+
+Error unknownArea(const QString &id) {
+    return Error::notFound(c::NotFound, QStringLiteral("no area with id '%1'").arg(id));
+}
+
+// A boolean query parameter: absent -> fallback; true/false/1/0 -> the value; else 400.
+Result<bool> boolQuery(const ApiRequest &r, const QString &key, bool fallback) {
+    if (!r.hasQuery(key))
+        return fallback;
+    const QString v = r.queryValue(key);
+    if (v == QLatin1String("true") || v == QLatin1String("1"))
+        return true;
+    if (v == QLatin1String("false") || v == QLatin1String("0"))
+        return false;
+    return Error::badRequest(c::WrongType,
+                             QStringLiteral("query parameter '%1' must be true or false").arg(key));
+}
+
+} // namespace
+
+OrganizationController::OrganizationController(const OrchestrationDeps &deps, QObject *parent)
+    : QObject(parent)
+    , m_deps(deps)
+    , m_areas(deps.db)
+    , m_transfer(deps.agents, m_areas, deps.prompt, m_activity) {
+    if (Status e = m_areas.load())
+        qCCritical(lcOrg).noquote()
+            << "areas could not be read; starting without them:" << e->message;
+    // An agent may point at an area that is gone (the service stopped between the two writes of
+    // an area deletion, or the area row was unreadable): it is in no area, and says so.
+    if (Status e = unassignAgents([this](const QString &id) { return !m_areas.find(id); }))
+        qCWarning(lcOrg).noquote() << "dangling areaId not cleared:" << e->message;
+
+    // Events go out before the activity line about them: the hub is connected first.
+    EventHub &hub = deps.hub;
+    connect(&m_areas, &AreaStore::areaCreated, this,
+            [&hub](const Area &a) { hub.broadcast(om::AreaCreated, a.toJson()); });
+    connect(&m_areas, &AreaStore::areaDeleted, this, [&hub](const Area &a) {
+        hub.broadcast(om::AreaDeleted, QJsonObject{{k::Id, a.id}, {k::Name_, a.name}});
+    });
+    connect(&m_activity, &ActivityLog::recorded, this,
+            [&hub](const ActivityEntry &e) { hub.broadcast(om::Activity, e.toJson()); });
+    m_recorder = std::make_unique<ActivityRecorder>(deps.agents, m_areas, m_activity);
+
+    routeAreas();
+    routeBulk();
+    routeFocusAndActivity();
+    routeConfig();
 }
 
 OrganizationController::~OrganizationController() = default;
+
+Status
+OrganizationController::unassignAgents(const std::function<bool(const QString &areaId)> &inArea) {
+    bool changed = false;
+    const QList<Agent> all = m_deps.agents.agents();
+    for (const Agent &a : all) {
+        if (!a.areaId.isEmpty() && inArea(a.areaId)) {
+            m_deps.agents.updateRuntime(a.id, [](Agent &x) { x.areaId.clear(); });
+            changed = true;
+        }
+    }
+    return changed ? m_deps.agents.flush() : std::nullopt;
+}
+
+void OrganizationController::routeAreas() {
+    HttpServer &http = m_deps.http;
+
+    // GET /api/areas -> 200 [area], creation order
+    http.route(Method::Get, QStringLiteral("/api/areas"), [this](const ApiRequest &) {
+        QJsonArray out;
+        const QList<Area> all = m_areas.areas();
+        for (const Area &a : all)
+            out.append(a.toJson());
+        return Reply::json(out);
+    });
+
+    // GET /api/areas/:id -> 200 area | 404
+    http.route(Method::Get, QStringLiteral("/api/areas/:id"), [this](const ApiRequest &r) -> Reply {
+        const Area *a = m_areas.find(r.param(QStringLiteral("id")));
+        if (!a)
+            return unknownArea(r.param(QStringLiteral("id")));
+        return Reply::json(a->toJson());
+    });
+
+    // POST /api/areas {name, color?} -> 201 area | 400 | 409 | 422
+    http.route(Method::Post, QStringLiteral("/api/areas"), [this](const ApiRequest &r) -> Reply {
+        const auto body = r.jsonObject();
+        if (!body)
+            return body.error();
+        const auto draft = parseAreaDraft(*body);
+        if (!draft)
+            return draft.error();
+        const auto created = m_areas.create(*draft);
+        if (!created)
+            return created.error();
+        Reply reply = Reply::json(created->toJson(), 201);
+        reply.headers.append({QByteArrayLiteral("Location"),
+                              QByteArrayLiteral("/api/areas/") + created->id.toUtf8()});
+        return reply;
+    });
+
+    // DELETE /api/areas/:id -> 204 | 404. Its agents first leave it (agent_updated areaId null,
+    // flushed), then the area goes: a crash in between leaves an empty area, never an agent in a
+    // missing one.
+    http.route(
+        Method::Delete, QStringLiteral("/api/areas/:id"), [this](const ApiRequest &r) -> Reply {
+            const QString id = r.param(QStringLiteral("id"));
+            if (!m_areas.find(id))
+                return unknownArea(id);
+            if (Status e = unassignAgents([&id](const QString &areaId) { return areaId == id; }))
+                return *e;
+            if (Status e = m_areas.remove(id))
+                return *e;
+            return Reply::noContent();
+        });
+}
+
+void OrganizationController::routeBulk() {
+    HttpServer &http = m_deps.http;
+    AgentRegistry &agents = m_deps.agents;
+
+    // POST /api/agents/bulk/delete {agentIds} -> 200 {succeeded, failed} | 400. Each deletion
+    // stops the agent's process, unlinks boss/subordinates and broadcasts agent_deleted.
+    bulkRoute(http, QStringLiteral("delete"), [&agents](const QJsonObject &) -> Result<BulkOp> {
+        return BulkOp([&agents](const QString &id) { return agents.remove(id); });
+    });
+
+    // POST /api/agents/bulk/move-area {agentIds, areaId: string | null} -> 200 {succeeded,
+    // failed} | 400 | 404 (unknown area: nothing moves). Each moved agent broadcasts
+    // agent_updated {id, name, areaId}; all moves are on disk before the answer.
+    bulkRoute(
+        http, QStringLiteral("move-area"),
+        [this, &agents](const QJsonObject &body) -> Result<BulkOp> {
+            // Required even for "no area": a client that forgot the field must not empty areas.
+            if (!body.contains(k::AreaId))
+                return Error::badRequest(c::MissingField,
+                                         QStringLiteral("field 'areaId' is required (null "
+                                                        "removes the agents from their area)"));
+            const QJsonValue v = body.value(k::AreaId);
+            if (!v.isNull() && !v.isString())
+                return Error::badRequest(c::WrongType,
+                                         QStringLiteral("field 'areaId' must be a string or null"));
+            const QString areaId = v.toString();
+            if (!areaId.isEmpty() && !m_areas.find(areaId))
+                return unknownArea(areaId);
+            return BulkOp([&agents, areaId](const QString &id) -> Status {
+                if (!agents.updateRuntime(id, [&areaId](Agent &a) { a.areaId = areaId; }))
+                    return unknownAgent(id);
+                return std::nullopt;
+            });
+        },
+        [&agents] { return agents.flush(); });
+}
+
+void OrganizationController::routeFocusAndActivity() {
+    HttpServer &http = m_deps.http;
+
+    // POST /api/focus-agent {agentId} -> 200 {success, agentId, agentName} | 400 | 404 | 422;
+    // broadcasts focus_agent {agentId, agentName} (UIs scroll to / select that agent).
+    http.route(Method::Post, QStringLiteral("/api/focus-agent"),
+               [this](const ApiRequest &r) -> Reply {
+                   const auto body = r.jsonObject();
+                   if (!body)
+                       return body.error();
+                   for (auto it = body->constBegin(); it != body->constEnd(); ++it) {
+                       if (it.key() != k::AgentId)
+                           return Error::invalid(
+                               c::UnknownField,
+                               QStringLiteral("unknown field '%1'; only 'agentId' is accepted")
+                                   .arg(it.key()));
+                   }
+                   if (!body->contains(k::AgentId))
+                       return Error::badRequest(c::MissingField,
+                                                QStringLiteral("field 'agentId' is required"));
+                   if (!body->value(k::AgentId).isString())
+                       return Error::badRequest(c::WrongType,
+                                                QStringLiteral("field 'agentId' must be a string"));
+                   const QString id = body->value(k::AgentId).toString();
+                   const Agent *agent = m_deps.agents.find(id);
+                   if (!agent)
+                       return unknownAgent(id);
+                   const QJsonObject payload{{k::AgentId, id}, {k::AgentName, agent->name}};
+                   m_deps.hub.broadcast(om::FocusAgent, payload);
+                   QJsonObject out = payload;
+                   out.insert(k::Success, true);
+                   return Reply::json(out);
+               });
+
+    // GET /api/activity?limit=50&agentId= -> 200 {activities: [entry]}, newest first | 400 | 422
+    http.route(Method::Get, QStringLiteral("/api/activity"), [this](const ApiRequest &r) -> Reply {
+        const auto limit =
+            r.intQuery(op::Limit, ActivityLog::kDefaultLimit, 1, ActivityLog::kCapacity);
+        if (!limit)
+            return limit.error();
+        QJsonArray out;
+        const QList<ActivityEntry> entries = m_activity.latest(*limit, r.queryValue(op::AgentId));
+        for (const ActivityEntry &e : entries)
+            out.append(e.toJson());
+        return Reply::json(QJsonObject{{ok::Activities, out}});
+    });
+}
+
+void OrganizationController::routeConfig() {
+    HttpServer &http = m_deps.http;
+
+    // GET /api/config/export?categories=agents,areas&includeSecrets=false -> 200 {version,
+    // exportedAt, categories} | 400 | 422
+    http.route(
+        Method::Get, QStringLiteral("/api/config/export"), [this](const ApiRequest &r) -> Reply {
+            const auto secrets = boolQuery(r, op::IncludeSecrets, false);
+            if (!secrets)
+                return secrets.error();
+            // Said out loud rather than silently left out: a backup without the secrets
+            // the user asked for must not look complete.
+            if (*secrets)
+                return Error::invalid(wire::org::code::SecretsNotExported,
+                                      QStringLiteral("secrets are never exported; export "
+                                                     "without includeSecrets and set them "
+                                                     "again on the target"));
+            const auto categories = ConfigTransfer::parseCategories(r.queryValue(op::Categories),
+                                                                    r.hasQuery(op::Categories));
+            if (!categories)
+                return categories.error();
+            Reply reply = Reply::json(m_transfer.exportDocument(*categories));
+            const QByteArray day =
+                QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd")).toUtf8();
+            reply.headers.append({QByteArrayLiteral("Content-Disposition"),
+                                  QByteArrayLiteral("attachment; filename=\"flotilla-config-") +
+                                      day + QByteArrayLiteral(".json\"")});
+            return reply;
+        });
+
+    // POST /api/config/import?dryRun=false <document> -> 200 summary | 400 | 409 {conflicts} |
+    // 413 | 422 | 500 (a write failed; everything undone)
+    http.route(Method::Post, QStringLiteral("/api/config/import"),
+               [this](const ApiRequest &r) -> Reply {
+                   const auto dryRun = boolQuery(r, op::DryRun, false);
+                   if (!dryRun)
+                       return dryRun.error();
+                   const auto body = r.jsonObject();
+                   if (!body)
+                       return body.error();
+                   const auto plan = m_transfer.validate(*body);
+                   if (!plan)
+                       return plan.error();
+                   if (!plan->conflicts.isEmpty()) {
+                       return Reply::json(
+                           QJsonObject{{k::Error, QStringLiteral("%1 name(s) in the document "
+                                                                 "already exist; nothing was "
+                                                                 "imported")
+                                                      .arg(plan->conflicts.size())},
+                                       {k::Code, c::Conflict},
+                                       {ok::Conflicts, plan->conflicts}},
+                           409);
+                   }
+                   if (*dryRun)
+                       return Reply::json(ConfigTransfer::summary(*plan, true));
+                   const auto summary = m_transfer.apply(*plan);
+                   if (!summary)
+                       return summary.error();
+                   return Reply::json(*summary);
+               });
+}
 
 } // namespace flotilla

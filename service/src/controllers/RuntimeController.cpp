@@ -1,6 +1,7 @@
 #include "controllers/RuntimeController.h"
 
 #include "agents/AgentRuntime.h"
+#include "controllers/BulkSupport.h"
 #include "domain/AgentRegistry.h"
 #include "domain/AgentValidation.h"
 #include "domain/ToolHistory.h"
@@ -17,59 +18,6 @@ namespace c = wire::code;
 namespace {
 
 constexpr int kMaxMessageChars = 200'000;
-
-// {agentIds: [string]} -> the ids, or the refusal. Duplicates are kept once, in order.
-Result<QStringList> agentIdsOf(const QJsonObject &body) {
-    if (!body.contains(k::AgentIds))
-        return Error::badRequest(c::MissingField, QStringLiteral("field 'agentIds' is required"));
-    if (!body.value(k::AgentIds).isArray())
-        return Error::badRequest(c::WrongType,
-                                 QStringLiteral("field 'agentIds' must be an array of strings"));
-    QStringList ids;
-    const QJsonArray array = body.value(k::AgentIds).toArray();
-    for (const QJsonValue &v : array) {
-        if (!v.isString())
-            return Error::badRequest(
-                c::WrongType, QStringLiteral("field 'agentIds' must be an array of strings"));
-        if (!ids.contains(v.toString()))
-            ids.append(v.toString());
-    }
-    return ids;
-}
-
-// Applies `op` to each id: {succeeded: [ids], failed: [{id, error}]}; unknown ids never fail the
-// call.
-Reply bulk(const QStringList &ids, const std::function<Status(const QString &)> &op) {
-    QJsonArray succeeded, failed;
-    for (const QString &id : ids) {
-        if (Status e = op(id))
-            failed.append(QJsonObject{{k::Id, id}, {k::Error, e->message}});
-        else
-            succeeded.append(id);
-    }
-    return Reply::json(QJsonObject{{k::Succeeded, succeeded}, {k::Failed, failed}});
-}
-
-using BulkOp = std::function<Status(const QString &)>;
-
-// Registers POST /api/agents/bulk/<name>: the body is {agentIds, ...}; `prepare` checks the extra
-// fields once and returns the operation applied to each id.
-void bulkRoute(HttpServer &http, const QString &name,
-               std::function<Result<BulkOp>(const QJsonObject &)> prepare) {
-    http.route(Method::Post, QStringLiteral("/api/agents/bulk/") + name,
-               [prepare = std::move(prepare)](const ApiRequest &r) -> Reply {
-                   const auto body = r.jsonObject();
-                   if (!body)
-                       return body.error();
-                   const auto ids = agentIdsOf(*body);
-                   if (!ids)
-                       return ids.error();
-                   const auto op = prepare(*body);
-                   if (!op)
-                       return op.error();
-                   return bulk(*ids, *op);
-               });
-}
 
 } // namespace
 

@@ -1,0 +1,3 @@
+#include "boss/BossLogging.h"
+
+Q_LOGGING_CATEGORY(lcBoss, "flotilla.boss", QtInfoMsg)

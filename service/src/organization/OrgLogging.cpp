@@ -1,0 +1,3 @@
+#include "organization/OrgLogging.h"
+
+Q_LOGGING_CATEGORY(lcOrg, "flotilla.org", QtInfoMsg)

@@ -1,0 +1,378 @@
+// Config export and import against the real service: the round trip into a fresh service, the
+// category selection, every refusal (each leaving the state untouched), dry runs, and the undo of
+// an import whose last write fails.
+
+#include "support/OrgFixture.h"
+
+#include <QDir>
+#include <QFile>
+
+using namespace flotilla;
+using namespace flotilla::test;
+
+namespace om = wire::org::msg;
+namespace m = wire::msg;
+
+namespace {
+const QString kName = QStringLiteral("name");
+const QString kCategories = QStringLiteral("categories");
+const QString kImport = QStringLiteral("/api/config/import");
+
+// The state an import may touch, for "nothing changed" checks.
+struct Snapshot {
+    QJsonArray agents;
+    QJsonArray areas;
+    QString prompt;
+    bool operator==(const Snapshot &o) const {
+        return agents == o.agents && areas == o.areas && prompt == o.prompt;
+    }
+};
+
+// Agents and areas as a user set them up, with area ids replaced by area names so that two
+// services (with different ids) compare equal.
+QJsonArray comparableAgents(const QJsonArray &agents, const QJsonArray &areas) {
+    QHash<QString, QString> areaNames;
+    for (const QJsonValue &a : areas)
+        areaNames.insert(a[QStringLiteral("id")].toString(), a[kName].toString());
+    QJsonArray out;
+    for (const QJsonValue &v : agents) {
+        QJsonObject o;
+        for (const char *key : {"name", "class", "cwd", "provider", "model", "taskLabel",
+                                "trackingStatus", "trackingStatusDetail"})
+            o.insert(QLatin1String(key), v[QLatin1String(key)]);
+        o.insert(QStringLiteral("area"), areaNames.value(v[QStringLiteral("areaId")].toString()));
+        out.append(o);
+    }
+    return out;
+}
+
+QJsonArray withoutIds(const QJsonArray &areas) {
+    QJsonArray out;
+    for (const QJsonValue &v : areas)
+        out.append(
+            QJsonObject{{kName, v[kName]}, {QStringLiteral("color"), v[QStringLiteral("color")]}});
+    return out;
+}
+} // namespace
+
+class TestConfigTransfer final : public QObject {
+    Q_OBJECT
+
+    OrgFixture f;
+
+    Snapshot snapshot() { return Snapshot{f.agents(), f.areas(), f.prompt()}; }
+
+    QJsonObject agentEntry(const QString &name, const QString &cwd = {}) const {
+        return QJsonObject{{kName, name},
+                           {QStringLiteral("cwd"), cwd.isEmpty() ? f.svc->workDir() : cwd}};
+    }
+    static QJsonObject document(const QJsonObject &categories) {
+        return QJsonObject{{QStringLiteral("version"), 1}, {kCategories, categories}};
+    }
+
+    // Builds a small organisation in `fx`: two areas, three agents, labels, a prompt.
+    static void populate(OrgFixture &fx) {
+        const QString backend = fx.createArea(QStringLiteral("Backend"), QStringLiteral("#336699"))
+                                    .value(QStringLiteral("id"))
+                                    .toString();
+        const QString docs =
+            fx.createArea(QStringLiteral("Docs")).value(QStringLiteral("id")).toString();
+        const QString api = fx.createAgent(QStringLiteral("API"));
+        const QString writer = fx.createAgent(QStringLiteral("Writer"));
+        fx.createAgent(QStringLiteral("Loner"));
+        QCOMPARE(
+            fx.http
+                ->patch(fx.url(QStringLiteral("/api/agents/") + api),
+                        QJsonObject{{QStringLiteral("taskLabel"), QStringLiteral("REST v2")},
+                                    {QStringLiteral("trackingStatus"), QStringLiteral("blocked")},
+                                    {QStringLiteral("trackingStatusDetail"),
+                                     QStringLiteral("waits on review")}})
+                .status,
+            200);
+        const QString move = QStringLiteral("/api/agents/bulk/move-area");
+        QCOMPARE(fx.post(move, QJsonObject{{QStringLiteral("agentIds"), QJsonArray{api}},
+                                           {QStringLiteral("areaId"), backend}})
+                     .status,
+                 200);
+        QCOMPARE(fx.post(move, QJsonObject{{QStringLiteral("agentIds"), QJsonArray{writer}},
+                                           {QStringLiteral("areaId"), docs}})
+                     .status,
+                 200);
+        QCOMPARE(
+            fx.post(QStringLiteral("/api/agents/system-settings/prompt"),
+                    QJsonObject{{QStringLiteral("prompt"), QStringLiteral("Be terse.\nUse tabs.")}})
+                .status,
+            200);
+    }
+
+private Q_SLOTS:
+    void init() { QVERIFY2(f.start(), qPrintable(f.svc->lastError())); }
+    void cleanup() { f.reset(); }
+
+    void roundTripIntoAFreshService() {
+        populate(f);
+        if (QTest::currentTestFailed())
+            return;
+        const HttpResponse exported = f.get(QStringLiteral("/api/config/export"));
+        QCOMPARE(exported.status, 200);
+        QVERIFY(exported.header("content-disposition").startsWith("attachment; filename="));
+        const QJsonObject doc = exported.object();
+        QCOMPARE(doc.value(QStringLiteral("version")).toInt(), 1);
+        QVERIFY(doc.value(QStringLiteral("exportedAt")).toInteger() > 1'600'000'000'000);
+        const QJsonObject categories = doc.value(kCategories).toObject();
+        QCOMPARE(categories.keys(), (QStringList{QStringLiteral("agents"), QStringLiteral("areas"),
+                                                 QStringLiteral("system-settings")}));
+        // Setup, not runtime state.
+        const QJsonObject first =
+            categories.value(QStringLiteral("agents")).toArray().at(0).toObject();
+        for (const char *runtime : {"id", "status", "sessionId", "tokensUsed", "contextUsed"})
+            QVERIFY2(!first.contains(QLatin1String(runtime)), runtime);
+
+        OrgFixture fresh; // the source's cwd directories still exist: same machine
+        QVERIFY(fresh.start());
+        const HttpResponse imported = fresh.post(kImport, doc);
+        QCOMPARE(imported.status, 200);
+        const QJsonObject summary = imported.object();
+        QCOMPARE(summary.value(QStringLiteral("imported")).toObject(),
+                 (QJsonObject{{QStringLiteral("agents"), 3},
+                              {QStringLiteral("areas"), 2},
+                              {QStringLiteral("system-settings"), 1}}));
+        QCOMPARE(summary.value(QStringLiteral("dryRun")).toBool(), false);
+        QCOMPARE(summary.value(QStringLiteral("agents")).toArray().size(), 3);
+        QVERIFY(fresh.barrier());
+        QCOMPARE(fresh.ws->countOf(m::AgentCreated), 3);
+        QCOMPARE(fresh.ws->countOf(om::AreaCreated), 2);
+
+        QCOMPARE(comparableAgents(fresh.agents(), fresh.areas()),
+                 comparableAgents(f.agents(), f.areas()));
+        QCOMPARE(withoutIds(fresh.areas()), withoutIds(f.areas()));
+        QCOMPARE(fresh.prompt(), f.prompt());
+        // Durable: the same after a restart of the target.
+        QVERIFY(fresh.restart());
+        QCOMPARE(comparableAgents(fresh.agents(), fresh.areas()),
+                 comparableAgents(f.agents(), f.areas()));
+        QCOMPARE(fresh.prompt(), f.prompt());
+    }
+
+    void exportCategories_data() {
+        QTest::addColumn<QString>("query");
+        QTest::addColumn<QStringList>("keys");
+        QTest::newRow("one") << QStringLiteral("?categories=areas")
+                             << QStringList{QStringLiteral("areas")};
+        QTest::newRow("spaces and duplicates")
+            << QStringLiteral("?categories=system-settings,%20agents,agents")
+            << QStringList{QStringLiteral("agents"), QStringLiteral("system-settings")};
+        QTest::newRow("no data in Flotilla")
+            << QStringLiteral("?categories=buildings,skills&includeSecrets=false")
+            << QStringList{QStringLiteral("buildings"), QStringLiteral("skills")};
+    }
+    void exportCategories() {
+        QFETCH(QString, query);
+        QFETCH(QStringList, keys);
+        const HttpResponse r = f.get(QStringLiteral("/api/config/export") + query);
+        QCOMPARE(r.status, 200);
+        const QJsonObject categories = r.object().value(kCategories).toObject();
+        QCOMPARE(categories.keys(), keys);
+        if (categories.contains(QStringLiteral("buildings")))
+            QCOMPARE(categories.value(QStringLiteral("buildings")).toArray(), QJsonArray());
+    }
+
+    void exportRefusals_data() {
+        QTest::addColumn<QString>("query");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("code");
+        QTest::newRow("unknown category") << QStringLiteral("?categories=agents,planets") << 422
+                                          << QStringLiteral("unknown_category");
+        QTest::newRow("no category")
+            << QStringLiteral("?categories=,") << 422 << QStringLiteral("invalid_value");
+        QTest::newRow("secrets") << QStringLiteral("?includeSecrets=true") << 422
+                                 << QStringLiteral("secrets_not_exported");
+        QTest::newRow("secrets not bool")
+            << QStringLiteral("?includeSecrets=yes") << 400 << QStringLiteral("wrong_type");
+    }
+    void exportRefusals() {
+        QFETCH(QString, query);
+        QFETCH(int, status);
+        QFETCH(QString, code);
+        expectError(f.get(QStringLiteral("/api/config/export") + query), status, code);
+    }
+
+    void importRefusals_data() {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("code");
+        // WORK is replaced by an existing directory, TAKEN by an existing agent's name.
+        const QByteArray agent = "{\"name\":\"New\",\"cwd\":\"WORK\"}";
+        auto doc = [](const QByteArray &categories) -> QByteArray {
+            return QByteArray("{\"version\":1,\"categories\":{") + categories + "}}";
+        };
+        QTest::newRow("malformed")
+            << QByteArray("{\"version\":") << 400 << QStringLiteral("bad_json");
+        QTest::newRow("array") << QByteArray("[]") << 400 << QStringLiteral("bad_json");
+        QTest::newRow("no version")
+            << QByteArray("{\"categories\":{}}") << 400 << QStringLiteral("missing_field");
+        QTest::newRow("version string") << QByteArray("{\"version\":\"1\",\"categories\":{}}")
+                                        << 400 << QStringLiteral("wrong_type");
+        QTest::newRow("version 2") << QByteArray("{\"version\":2,\"categories\":{}}") << 422
+                                   << QStringLiteral("unsupported_version");
+        QTest::newRow("no categories")
+            << QByteArray("{\"version\":1}") << 400 << QStringLiteral("missing_field");
+        QTest::newRow("categories array") << QByteArray("{\"version\":1,\"categories\":[]}") << 400
+                                          << QStringLiteral("wrong_type");
+        QTest::newRow("unknown top field")
+            << QByteArray("{\"version\":1,\"categories\":{},\"extra\":1}") << 422
+            << QStringLiteral("unknown_field");
+        QTest::newRow("unknown category")
+            << doc("\"planets\":[]") << 422 << QStringLiteral("unknown_category");
+        QTest::newRow("unsupported with data") << doc("\"skills\":[{\"name\":\"x\"}]") << 422
+                                               << QStringLiteral("unsupported_category");
+        QTest::newRow("agents not array")
+            << doc("\"agents\":{}") << 400 << QStringLiteral("wrong_type");
+        QTest::newRow("agent not object")
+            << doc("\"agents\":[1]") << 400 << QStringLiteral("wrong_type");
+        QTest::newRow("agent without cwd")
+            << doc("\"agents\":[{\"name\":\"New\"}]") << 400 << QStringLiteral("missing_field");
+        QTest::newRow("agent cwd missing dir")
+            << doc("\"agents\":[{\"name\":\"New\",\"cwd\":\"/no/such/dir/x\"}]") << 422
+            << QStringLiteral("invalid_value");
+        QTest::newRow("agent unknown field")
+            << doc("\"agents\":[{\"name\":\"New\",\"cwd\":\"WORK\",\"status\":\"idle\"}]") << 422
+            << QStringLiteral("unknown_field");
+        QTest::newRow("agent bad tracking")
+            << doc("\"agents\":[{\"name\":\"New\",\"cwd\":\"WORK\",\"trackingStatus\":\"bored\"}]")
+            << 422 << QStringLiteral("invalid_value");
+        QTest::newRow("agent areaId number")
+            << doc("\"agents\":[{\"name\":\"New\",\"cwd\":\"WORK\",\"areaId\":3}]") << 400
+            << QStringLiteral("wrong_type");
+        QTest::newRow("agent names twice")
+            << doc("\"agents\":[" + agent + ",{\"name\":\"NEW\",\"cwd\":\"WORK\"}]") << 422
+            << QStringLiteral("invalid_value");
+        QTest::newRow("last agent bad")
+            << doc("\"agents\":[" + agent + ",{\"name\":\"Two\",\"cwd\":\"relative\"}]") << 422
+            << QStringLiteral("invalid_value");
+        QTest::newRow("area bad color")
+            << doc("\"areas\":[{\"name\":\"A\",\"color\":\"blue\"}],\"agents\":[" + agent + "]")
+            << 422 << QStringLiteral("invalid_value");
+        QTest::newRow("area names twice") << doc("\"areas\":[{\"name\":\"A\"},{\"name\":\"a\"}]")
+                                          << 422 << QStringLiteral("invalid_value");
+        QTest::newRow("area ids twice")
+            << doc("\"areas\":[{\"id\":\"x\",\"name\":\"A\"},{\"id\":\"x\",\"name\":\"B\"}]") << 422
+            << QStringLiteral("invalid_value");
+        QTest::newRow("prompt missing")
+            << doc("\"system-settings\":{}") << 400 << QStringLiteral("missing_field");
+        QTest::newRow("prompt not string")
+            << doc("\"system-settings\":{\"prompt\":1}") << 400 << QStringLiteral("wrong_type");
+        QTest::newRow("agent name taken")
+            << doc("\"areas\":[{\"name\":\"Fresh\"}],\"agents\":[" + agent +
+                   ",{\"name\":\"taken\",\"cwd\":\"WORK\"}],\"system-settings\":{\"prompt\":\"p\"}")
+            << 409 << QStringLiteral("conflict");
+        QTest::newRow("area name taken")
+            << doc("\"areas\":[{\"name\":\"TAKEN AREA\"}]") << 409 << QStringLiteral("conflict");
+        QTest::newRow("too large")
+            << doc("\"system-settings\":{\"prompt\":\"" + QByteArray(1100 * 1024, 'p') + "\"}")
+            << 413 << QStringLiteral("payload_too_large");
+    }
+    void importRefusals() {
+        QFETCH(QByteArray, body);
+        QFETCH(int, status);
+        QFETCH(QString, code);
+        f.createAgent(QStringLiteral("Taken"));
+        f.createArea(QStringLiteral("Taken Area"));
+        QCOMPARE(f.post(QStringLiteral("/api/agents/system-settings/prompt"),
+                        QJsonObject{{QStringLiteral("prompt"), QStringLiteral("before")}})
+                     .status,
+                 200);
+        const Snapshot before = snapshot();
+        QVERIFY(f.barrier());
+        f.ws->clear();
+        body.replace("WORK", f.svc->workDir().toUtf8());
+        const HttpResponse r = f.postRaw(kImport, body);
+        expectError(r, status, code);
+        if (status == 409) {
+            const QJsonArray conflicts = r.object().value(QStringLiteral("conflicts")).toArray();
+            QCOMPARE(conflicts.size(), 1);
+            QVERIFY(conflicts.at(0)[kName].toString().startsWith(QStringLiteral("taken"),
+                                                                 Qt::CaseInsensitive));
+        }
+        QVERIFY(f.barrier());
+        QVERIFY(snapshot() == before);
+        QCOMPARE(f.ws->messages().size(), 1); // the pong: no event at all
+    }
+
+    void dryRunChangesNothing() {
+        const QJsonObject doc = document(QJsonObject{
+            {QStringLiteral("areas"), QJsonArray{QJsonObject{{kName, QStringLiteral("A")}}}},
+            {QStringLiteral("agents"), QJsonArray{agentEntry(QStringLiteral("One"))}},
+            {QStringLiteral("buildings"), QJsonArray()}});
+        const Snapshot before = snapshot();
+        const HttpResponse r = f.http->post(f.url(kImport + QStringLiteral("?dryRun=true")), doc);
+        QCOMPARE(r.status, 200);
+        QCOMPARE(r.object().value(QStringLiteral("dryRun")).toBool(), true);
+        QCOMPARE(r.object()
+                     .value(QStringLiteral("imported"))
+                     .toObject()
+                     .value(QStringLiteral("agents"))
+                     .toInt(),
+                 1);
+        QCOMPARE(r.object().value(QStringLiteral("skipped")).toArray(),
+                 QJsonArray{QStringLiteral("buildings")});
+        QVERIFY(r.object()
+                    .value(QStringLiteral("agents"))
+                    .toArray()
+                    .at(0)[QStringLiteral("id")]
+                    .isNull());
+        QVERIFY(snapshot() == before);
+        expectError(f.http->post(f.url(kImport + QStringLiteral("?dryRun=perhaps")), doc), 400,
+                    QStringLiteral("wrong_type"));
+    }
+
+    void unknownAreaReferenceImportsWithoutArea() {
+        const QString existing =
+            f.createArea(QStringLiteral("Here")).value(QStringLiteral("id")).toString();
+        QJsonObject lost = agentEntry(QStringLiteral("Lost"));
+        lost.insert(QStringLiteral("areaId"), QStringLiteral("elsewhere"));
+        QJsonObject home = agentEntry(QStringLiteral("Home"));
+        home.insert(QStringLiteral("areaId"), existing); // an area of this service
+        const HttpResponse r = f.post(
+            kImport, document(QJsonObject{{QStringLiteral("agents"), QJsonArray{lost, home}}}));
+        QCOMPARE(r.status, 200);
+        QCOMPARE(r.object().value(QStringLiteral("warnings")).toArray().size(), 1);
+        const QJsonArray created = r.object().value(QStringLiteral("agents")).toArray();
+        QVERIFY(f.agent(created.at(0)[QStringLiteral("id")].toString())
+                    .value(QStringLiteral("areaId"))
+                    .isNull());
+        QCOMPARE(f.agent(created.at(1)[QStringLiteral("id")].toString())
+                     .value(QStringLiteral("areaId"))
+                     .toString(),
+                 existing);
+    }
+
+    void failedWriteUndoesTheImport() {
+        // The prompt file cannot be written (a directory stands in its way): the agents and
+        // areas already written must go again.
+        QVERIFY(QDir().mkpath(f.svc->dataDir() + QStringLiteral("/data/system-prompt.json/x")));
+        const Snapshot before = snapshot();
+        const QJsonObject doc = document(QJsonObject{
+            {QStringLiteral("areas"), QJsonArray{QJsonObject{{kName, QStringLiteral("A")}}}},
+            {QStringLiteral("agents"),
+             QJsonArray{agentEntry(QStringLiteral("One")), agentEntry(QStringLiteral("Two"))}},
+            {QStringLiteral("system-settings"),
+             QJsonObject{{QStringLiteral("prompt"), QStringLiteral("new")}}}});
+        const HttpResponse r = f.post(kImport, doc);
+        QCOMPARE(r.status, 500);
+        QVERIFY(r.object()
+                    .value(QStringLiteral("error"))
+                    .toString()
+                    .contains(QStringLiteral("undone")));
+        QVERIFY(snapshot() == before);
+        QVERIFY(f.barrier());
+        QCOMPARE(f.ws->countOf(m::AgentCreated), 2);
+        QCOMPARE(f.ws->countOf(m::AgentDeleted), 2);
+        QCOMPARE(f.ws->countOf(om::AreaDeleted), 1);
+        QVERIFY(f.restart());
+        QVERIFY(snapshot() == before);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConfigTransfer)
+#include "tst_config_transfer.moc"
