@@ -115,7 +115,7 @@ std::optional<StartFailure> ServiceApp::start() {
     EventHub *hub = m_hub.get();
     // Deltas are merged only while some client's socket backlog is building up.
     runtimeConfig.congested = [hub, threshold = m_config.coalesceAboveBacklogBytes] {
-        return hub->largestBacklog() >= threshold;
+        return hub->largestHealthyBacklog() >= threshold;
     };
     m_runtime = std::make_unique<AgentRuntime>(runtimeConfig, *m_agents, *m_prompt, *m_toolHistory);
     wireRuntimeEvents();

@@ -218,4 +218,13 @@ qint64 EventHub::largestBacklog() const {
     return most;
 }
 
+qint64 EventHub::largestHealthyBacklog() const {
+    qint64 most = 0;
+    for (const Client &c : m_clients) {
+        if (!c.lagging)
+            most = qMax(most, c.socket->bytesToWrite());
+    }
+    return most;
+}
+
 } // namespace flotilla

@@ -78,6 +78,10 @@ public:
     int clientCount() const { return int(m_clients.size()); }
     quint64 droppedEvents() const { return m_dropped; }
     qint64 largestBacklog() const;
+    // The same over clients that are keeping up: what producers pace themselves by. A client
+    // already marked lagging gets dropped events and a resync instead, so it must not slow the
+    // others.
+    qint64 largestHealthyBacklog() const;
 
 private:
     struct Client {
