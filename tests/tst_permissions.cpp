@@ -137,6 +137,23 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(path));
     }
 
+    void unansweredIsDenied() {
+        AgentRig rig([](ServerConfig &c) { c.permissionTimeoutMs = 1500; });
+        QVERIFY(rig.start());
+        const QString path = rig.cwd + QStringLiteral("/late.txt");
+        const QJsonObject req = requestWrite(rig, path);
+        QVERIFY(!req.isEmpty());
+        QVERIFY(rig.ws->waitFor(QStringLiteral("permission_resolved"), 1, 10000));
+        const QJsonObject resolved = rig.ws->last(QStringLiteral("permission_resolved"))
+                                         .value(QStringLiteral("payload"))
+                                         .toObject();
+        QCOMPARE(str(resolved, "id"), str(req, "id"));
+        QCOMPARE(resolved.value(QStringLiteral("granted")).toBool(), false);
+        QVERIFY(rig.waitTurns(1));
+        QVERIFY(rig.waitStatus(QStringLiteral("idle")));
+        QVERIFY(!QFile::exists(path));
+    }
+
     void badResponsesGetErrors_data() {
         QTest::addColumn<QJsonObject>("payload");
         QTest::addColumn<QString>("code");

@@ -140,8 +140,8 @@ std::optional<StartFailure> ServiceApp::start() {
     m_execController = std::make_unique<ExecController>(deps);
     m_organizationController = std::make_unique<OrganizationController>(deps);
     m_bossController = std::make_unique<BossController>(deps);
-    m_permissionController =
-        std::make_unique<PermissionController>(*m_http, *m_agents, *m_runtime, *m_hub);
+    m_permissionController = std::make_unique<PermissionController>(
+        *m_http, *m_agents, *m_runtime, *m_hub, m_config.permissionTimeoutMs);
 
     auto port = m_http->listen(m_config.host, m_config.port);
     if (!port)
