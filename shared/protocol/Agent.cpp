@@ -19,6 +19,7 @@ QJsonObject Agent::toJson() const {
         {k::Id, id},
         {k::Name_, name},
         {k::Class, agentClass},
+        {k::PermissionMode, permissionMode},
         {k::Status, status},
         {k::Cwd, cwd},
         {k::Provider, provider},
@@ -66,6 +67,7 @@ bool Agent::fromJson(const QJsonObject &json, Agent *out) {
     if (a.id.isEmpty() || a.name.isEmpty())
         return false;
     a.agentClass = json.value(k::Class).toString();
+    a.permissionMode = json.value(k::PermissionMode).toString(QStringLiteral("ask"));
     a.status = json.value(k::Status).toString();
     a.cwd = json.value(k::Cwd).toString();
     a.provider = json.value(k::Provider).toString();

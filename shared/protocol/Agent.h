@@ -31,8 +31,9 @@ struct Agent {
     bool isBoss = false;
     QString bossId; // empty means JSON null
     QStringList subordinateIds;
-    QString areaId;    // empty means JSON null
-    QString lastError; // empty means JSON null
+    QString areaId;                                // empty means JSON null
+    QString lastError;                             // empty means JSON null
+    QString permissionMode{QStringLiteral("ask")}; // "ask" or "auto" (PermissionNames.h)
 
     // Full object (GET /api/agents/:id, agents_update, agent_created, storage).
     QJsonObject toJson() const;

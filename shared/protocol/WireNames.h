@@ -84,6 +84,7 @@ inline constexpr Name AgentIds{"agentIds"};
 inline constexpr Name Succeeded{"succeeded"};
 inline constexpr Name Failed{"failed"};
 inline constexpr Name ToolExecutions{"toolExecutions"};
+inline constexpr Name PermissionMode{"permissionMode"};
 } // namespace key
 
 namespace status {

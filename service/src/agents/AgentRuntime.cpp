@@ -170,6 +170,7 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s) {
     launch.environment = m_config.environment;
     launch.environment.insert(QStringLiteral("FLOTILLA_AGENT_ID"),
                               agentId); // for report-task and hooks
+    launch.permissionHooks = m_config.permissionHooks;
     s.promptInUse = launch.appendSystemPrompt;
     s.modelInUse = launch.model;
     s.respawnBeforeNextTurn = false;
@@ -385,6 +386,7 @@ Status AgentRuntime::stop(const QString &agentId) {
         s.exiting = true;
         s.process->stop();
     }
+    Q_EMIT stopped(agentId);
     m_agents.updateRuntime(agentId, [](Agent &a) {
         a.status = st::Stopped;
         a.currentTask.clear();

@@ -34,6 +34,7 @@ struct RuntimeConfig {
     int coalesceMs = 50;
     qsizetype coalesceMaxBytes = 64 * 1024;
     qsizetype maxToolOutputInEvent = 64 * 1024;
+    bool permissionHooks = true; // agents ask the service through hooks (issue 4)
 };
 
 class AgentRuntime final : public QObject {
@@ -67,6 +68,8 @@ Q_SIGNALS:
     // A turn ended: `finalText` is the CLI's result text (the last assistant answer), or the
     // error when `isError`. Orchestration (boss delegation, work plans) reads turns through this.
     void turnFinished(const QString &agentId, const QString &finalText, bool isError);
+    // stop() was called (pending permission requests of the agent are denied).
+    void stopped(const QString &agentId);
 
 private:
     struct Session;

@@ -2,6 +2,9 @@
 
 #include "app/Logging.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTimer>
 
@@ -10,6 +13,30 @@
 #include <unistd.h>
 
 namespace flotilla {
+
+namespace {
+// Hook timeout (seconds): above the service's 5-minute answer deadline, so the service decides.
+constexpr int kHookTimeoutS = 330;
+
+// The hook pipes the CLI's JSON (stdin) to the service and prints the service's answer.
+QString hookSettings() {
+    const QString command =
+        QStringLiteral("curl -s --max-time %1 -X POST "
+                       "\"$FLOTILLA_URL/api/agents/$FLOTILLA_AGENT_ID/permission-check\" "
+                       "-H \"X-Auth-Token: $FLOTILLA_TOKEN\" "
+                       "-H 'Content-Type: application/json' --data-binary @-")
+            .arg(kHookTimeoutS);
+    const QJsonArray hooks{QJsonObject{{QStringLiteral("type"), QStringLiteral("command")},
+                                       {QStringLiteral("command"), command},
+                                       {QStringLiteral("timeout"), kHookTimeoutS}}};
+    const QJsonArray entry{QJsonObject{{QStringLiteral("matcher"), QStringLiteral("*")},
+                                       {QStringLiteral("hooks"), hooks}}};
+    const QJsonObject settings{
+        {QStringLiteral("hooks"), QJsonObject{{QStringLiteral("PreToolUse"), entry},
+                                              {QStringLiteral("PermissionRequest"), entry}}}};
+    return QString::fromUtf8(QJsonDocument(settings).toJson(QJsonDocument::Compact));
+}
+} // namespace
 
 QStringList ClaudeLaunch::arguments() const {
     QStringList args{QStringLiteral("-p"),
@@ -30,6 +57,8 @@ QStringList ClaudeLaunch::arguments() const {
         args << QStringLiteral("--model") << model;
     if (!appendSystemPrompt.isEmpty())
         args << QStringLiteral("--append-system-prompt") << appendSystemPrompt;
+    if (permissionHooks)
+        args << QStringLiteral("--settings") << hookSettings();
     return args;
 }
 

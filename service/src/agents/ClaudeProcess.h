@@ -20,6 +20,9 @@ struct ClaudeLaunch {
     QString model;
     QString appendSystemPrompt;
     QProcessEnvironment environment;
+    // Adds PreToolUse and PermissionRequest hooks that ask the service (FLOTILLA_URL) about
+    // every tool use; see permissions/PermissionController.h.
+    bool permissionHooks = false;
 
     QStringList arguments() const;
 };

@@ -37,6 +37,8 @@ struct ServerConfig {
     int maxRestartsPerMinute = 3;
     // Text deltas are merged while some WebSocket client has more than this queued.
     qint64 coalesceAboveBacklogBytes = 256 * 1024;
+    // A permission request nobody answers within this is denied.
+    int permissionTimeoutMs = 5 * 60 * 1000;
 };
 
 struct ParsedCommandLine {

@@ -14,6 +14,7 @@
 #include "domain/SystemPromptStore.h"
 #include "domain/ToolHistory.h"
 #include "http/HttpServer.h"
+#include "permissions/PermissionController.h"
 #include "protocol/Envelope.h"
 #include "protocol/WireNames.h"
 #include "storage/Database.h"
@@ -35,6 +36,7 @@ ServiceApp::ServiceApp(ServerConfig config, QObject *parent)
 ServiceApp::~ServiceApp() {
     shutdown();
     // Controllers and the hub reference the domain objects: tear down in reverse order.
+    m_permissionController.reset();
     m_bossController.reset();
     m_organizationController.reset();
     m_execController.reset();
@@ -138,6 +140,8 @@ std::optional<StartFailure> ServiceApp::start() {
     m_execController = std::make_unique<ExecController>(deps);
     m_organizationController = std::make_unique<OrganizationController>(deps);
     m_bossController = std::make_unique<BossController>(deps);
+    m_permissionController = std::make_unique<PermissionController>(
+        *m_http, *m_agents, *m_runtime, *m_hub, m_config.permissionTimeoutMs);
 
     auto port = m_http->listen(m_config.host, m_config.port);
     if (!port)

@@ -15,6 +15,7 @@ namespace flotilla {
 
 class AgentRegistry;
 class BossController;
+class PermissionController;
 class ExecController;
 class OrganizationController;
 class AgentRuntime;
@@ -82,6 +83,7 @@ private:
     std::unique_ptr<ExecController> m_execController;
     std::unique_ptr<OrganizationController> m_organizationController;
     std::unique_ptr<BossController> m_bossController;
+    std::unique_ptr<PermissionController> m_permissionController;
     quint16 m_port = 0;
     bool m_stopped = false;
 };

@@ -101,6 +101,8 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
     a.cwd = draft.cwd;
     a.provider = draft.provider;
     a.model = draft.model;
+    if (!draft.permissionMode.isEmpty())
+        a.permissionMode = draft.permissionMode;
     a.createdAt = nowMs();
     a.lastActivity = a.createdAt;
     if (Status e = persist({&a}))

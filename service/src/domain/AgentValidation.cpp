@@ -1,5 +1,6 @@
 #include "domain/AgentValidation.h"
 
+#include "protocol/PermissionNames.h"
 #include "protocol/WireNames.h"
 
 #include <QDir>
@@ -11,6 +12,7 @@ namespace flotilla {
 
 namespace k = wire::key;
 namespace c = wire::code;
+namespace perm = wire::permission;
 
 namespace {
 
@@ -85,7 +87,8 @@ Status validateProviderModel(const QString &provider, const QString &model) {
 }
 
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
-    if (Status st = rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model}))
+    if (Status st = rejectUnknownFields(
+            body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model, k::PermissionMode}))
         return *st;
     AgentDraft d;
 
@@ -115,6 +118,17 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
             c::InvalidValue,
             QStringLiteral("field 'class' must match [a-z][a-z0-9-]{0,39}, got '%1'")
                 .arg(d.agentClass.left(60)));
+    }
+
+    auto mode = optionalString(body, k::PermissionMode, false);
+    if (!mode)
+        return mode.error();
+    d.permissionMode = mode->value_or(QString(perm::mode::Ask));
+    if (d.permissionMode != perm::mode::Ask && d.permissionMode != perm::mode::Auto) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'permissionMode' must be 'ask' or 'auto', got '%1'")
+                .arg(d.permissionMode.left(60)));
     }
 
     auto provider = optionalString(body, k::Provider, false);

@@ -16,6 +16,7 @@ struct AgentDraft {
     QString cwd; // canonical absolute path of an existing directory
     QString provider;
     QString model;
+    QString permissionMode; // "ask" (default) or "auto"
 };
 
 struct AgentPatch {

@@ -1,0 +1,233 @@
+#include "permissions/PermissionController.h"
+
+#include "agents/AgentRuntime.h"
+#include "app/Logging.h"
+#include "domain/AgentRegistry.h"
+#include "http/HttpServer.h"
+#include "protocol/Envelope.h"
+#include "protocol/PermissionNames.h"
+#include "ws/EventHub.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QTimer>
+#include <QUuid>
+#include <QWebSocket>
+
+namespace flotilla {
+
+namespace k = wire::key;
+namespace c = wire::code;
+namespace st = wire::status;
+namespace pk = wire::permission::key;
+namespace pm = wire::permission::msg;
+namespace hk = wire::permission::hook;
+namespace mode = wire::permission::mode;
+
+namespace {
+constexpr qsizetype kMaxRememberedToolUses = 1000;
+
+QString toolKey(const QString &agentId, const QJsonObject &hookInput) {
+    return agentId + QLatin1Char('\n') + hookInput.value(hk::ToolName).toString() +
+           QLatin1Char('\n') +
+           QString::fromUtf8(QJsonDocument(hookInput.value(hk::ToolInput).toObject())
+                                 .toJson(QJsonDocument::Compact));
+}
+
+// The hook's stdout, as the CLI reads it (verified with 2.1.329).
+Reply preToolUseAllow(const QString &reason) {
+    return Reply::json(
+        QJsonObject{{QStringLiteral("hookSpecificOutput"),
+                     QJsonObject{{QStringLiteral("hookEventName"), hk::PreToolUse},
+                                 {QStringLiteral("permissionDecision"), QStringLiteral("allow")},
+                                 {QStringLiteral("permissionDecisionReason"), reason}}}});
+}
+
+Reply permissionRequestDecision(bool granted, const QString &reason) {
+    QJsonObject decision{
+        {QStringLiteral("behavior"), granted ? QStringLiteral("allow") : QStringLiteral("deny")}};
+    if (!granted)
+        decision.insert(QStringLiteral("message"), reason);
+    return Reply::json(
+        QJsonObject{{QStringLiteral("hookSpecificOutput"),
+                     QJsonObject{{QStringLiteral("hookEventName"), hk::PermissionRequest},
+                                 {QStringLiteral("decision"), decision}}}});
+}
+} // namespace
+
+PermissionController::PermissionController(HttpServer &http, AgentRegistry &agents,
+                                           AgentRuntime &runtime, EventHub &hub, int timeoutMs,
+                                           QObject *parent)
+    : QObject(parent)
+    , m_agents(agents)
+    , m_hub(hub)
+    , m_timeoutMs(timeoutMs) {
+    // POST /api/agents/:id/permission-check (hook stdin) -> 200 hook stdout JSON | 400 | 404
+    http.routeAsync(
+        Method::Post, QStringLiteral("/api/agents/:id/permission-check"),
+        [this](const ApiRequest &request, const ReplyCallback &reply) { check(request, reply); });
+    hub.registerIncoming(pm::Response, {{}, [this](QWebSocket *client, const QJsonObject &p) {
+                                            onResponse(client, p);
+                                        }});
+    hub.setConnectReplayProvider([this] { return replay(); });
+    connect(&runtime, &AgentRuntime::stopped, this, [this](const QString &agentId) {
+        denyAllOf(agentId, QStringLiteral("the agent was stopped"));
+    });
+    connect(&agents, &AgentRegistry::agentDeleted, this, [this](const QString &agentId) {
+        denyAllOf(agentId, QStringLiteral("the agent was deleted"));
+    });
+}
+
+PermissionController::~PermissionController() {
+    for (const Pending &p : std::as_const(m_pending))
+        p.reply(permissionRequestDecision(false, QStringLiteral("the service is shutting down")));
+    m_pending.clear();
+}
+
+void PermissionController::check(const ApiRequest &request, const ReplyCallback &reply) {
+    const QString agentId = request.param(QStringLiteral("id"));
+    const Agent *agent = m_agents.find(agentId);
+    if (!agent) {
+        reply(Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(agentId)));
+        return;
+    }
+    auto body = request.jsonObject();
+    if (!body) {
+        reply(body.error());
+        return;
+    }
+    const QString event = body->value(hk::EventName).toString();
+    const bool autoMode = agent->permissionMode == mode::Auto;
+    if (event == hk::PreToolUse) {
+        if (autoMode) {
+            reply(preToolUseAllow(QStringLiteral("permissionMode auto")));
+            return;
+        }
+        // No decision: the CLI's own rules run; if it would ask, PermissionRequest follows.
+        if (m_toolUseIds.size() >= kMaxRememberedToolUses)
+            m_toolUseIds.clear();
+        m_toolUseIds.insert(toolKey(agentId, *body), body->value(hk::ToolUseId).toString());
+        reply(Reply::json(QJsonObject{}));
+        return;
+    }
+    if (event == hk::PermissionRequest) {
+        if (autoMode) {
+            reply(permissionRequestDecision(true, {}));
+            return;
+        }
+        hold(agentId, *body, reply);
+        return;
+    }
+    reply(Error::invalid(c::InvalidValue,
+                         QStringLiteral("unsupported hook_event_name '%1'").arg(event.left(60))));
+}
+
+void PermissionController::hold(const QString &agentId, const QJsonObject &hookInput,
+                                const ReplyCallback &reply) {
+    const Agent *agent = m_agents.find(agentId);
+    Pending p;
+    p.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    p.agentId = agentId;
+    const QString toolUseId = m_toolUseIds.take(toolKey(agentId, hookInput));
+    p.request = QJsonObject{
+        {k::Id, p.id},
+        {k::AgentId, agentId},
+        {k::AgentName, agent ? agent->name : QString()},
+        {pk::Tool, hookInput.value(hk::ToolName).toString()},
+        {pk::ToolInput, hookInput.value(hk::ToolInput)},
+        {pk::ToolUseId, toolUseId.isEmpty() ? QJsonValue() : QJsonValue(toolUseId)},
+        {k::Timestamp, QDateTime::currentMSecsSinceEpoch()},
+    };
+    p.reply = reply;
+    p.timer = new QTimer(this);
+    p.timer->setSingleShot(true);
+    const QString id = p.id;
+    connect(p.timer, &QTimer::timeout, this, [this, id] {
+        resolve(id, false, QStringLiteral("no answer within %1 s").arg(m_timeoutMs / 1000));
+    });
+    p.timer->start(m_timeoutMs);
+    m_pending.append(p);
+    setWaiting(agentId, true);
+    m_hub.broadcast(pm::Request, p.request, EventHub::Delivery::Always);
+}
+
+void PermissionController::onResponse(QWebSocket *client, const QJsonObject &payload) {
+    const auto fail = [this, client](const QString &message, QLatin1String code) {
+        m_hub.sendTo(client, wire::msg::Error, errorPayload(message, code));
+    };
+    const QLatin1String idKey =
+        payload.contains(pk::PermissionId) ? pk::PermissionId : pk::RequestId;
+    const QLatin1String grantedKey = payload.contains(pk::Granted) ? pk::Granted : pk::Approved;
+    if (!payload.contains(idKey))
+        return fail(QStringLiteral("permission_response needs 'permissionId' (or 'requestId')"),
+                    c::MissingField);
+    if (!payload.contains(grantedKey))
+        return fail(QStringLiteral("permission_response needs 'granted' (or 'approved')"),
+                    c::MissingField);
+    const QJsonValue idValue = payload.value(idKey);
+    if (!idValue.isString() || idValue.toString().isEmpty())
+        return fail(QStringLiteral("field '%1' must be a non-empty string").arg(idKey),
+                    c::WrongType);
+    if (!payload.value(grantedKey).isBool())
+        return fail(QStringLiteral("field '%1' must be a boolean").arg(grantedKey), c::WrongType);
+    if (payload.contains(k::AgentId) && !payload.value(k::AgentId).isString())
+        return fail(QStringLiteral("field 'agentId' must be a string"), c::WrongType);
+    const QString id = idValue.toString();
+    const auto it = std::find_if(m_pending.cbegin(), m_pending.cend(),
+                                 [&id](const Pending &p) { return p.id == id; });
+    if (it == m_pending.cend())
+        return fail(QStringLiteral("no pending permission request '%1'").arg(id.left(60)),
+                    c::NotFound);
+    if (payload.contains(k::AgentId) && payload.value(k::AgentId).toString() != it->agentId)
+        return fail(QStringLiteral("permission request '%1' belongs to another agent").arg(id),
+                    c::InvalidValue);
+    const bool granted = payload.value(grantedKey).toBool();
+    resolve(id, granted, granted ? QString() : QStringLiteral("denied by the user"));
+}
+
+void PermissionController::resolve(const QString &id, bool granted, const QString &reason) {
+    const auto it = std::find_if(m_pending.begin(), m_pending.end(),
+                                 [&id](const Pending &p) { return p.id == id; });
+    if (it == m_pending.end())
+        return;
+    const Pending p = *it;
+    m_pending.erase(it);
+    p.timer->deleteLater();
+    qCInfo(lcAgents).noquote() << "permission" << id << "for agent" << p.agentId
+                               << (granted ? "granted" : "denied") << reason;
+    p.reply(permissionRequestDecision(granted, reason));
+    const bool more = std::any_of(m_pending.cbegin(), m_pending.cend(),
+                                  [&p](const Pending &o) { return o.agentId == p.agentId; });
+    if (!more)
+        setWaiting(p.agentId, false);
+    m_hub.broadcast(pm::Resolved,
+                    QJsonObject{{k::Id, id}, {k::AgentId, p.agentId}, {pk::Granted, granted}},
+                    EventHub::Delivery::Always);
+}
+
+void PermissionController::denyAllOf(const QString &agentId, const QString &reason) {
+    QStringList ids;
+    for (const Pending &p : std::as_const(m_pending))
+        if (p.agentId == agentId)
+            ids << p.id;
+    for (const QString &id : std::as_const(ids))
+        resolve(id, false, reason);
+}
+
+void PermissionController::setWaiting(const QString &agentId, bool waiting) {
+    m_agents.updateRuntime(agentId, [waiting](Agent &a) {
+        if (waiting && a.status == st::Working)
+            a.status = st::WaitingPermission;
+        else if (!waiting && a.status == st::WaitingPermission)
+            a.status = st::Working;
+    });
+}
+
+QList<QByteArray> PermissionController::replay() const {
+    QList<QByteArray> events;
+    for (const Pending &p : m_pending)
+        events << encodeEvent(pm::Request, p.request);
+    return events;
+}
+
+} // namespace flotilla

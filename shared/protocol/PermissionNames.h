@@ -1,0 +1,42 @@
+#pragma once
+// Wire names of issue 4 (permissions): the agent's permissionMode, the permission_request /
+// permission_response / permission_resolved messages and their keys.
+
+#include "protocol/WireNames.h"
+
+namespace flotilla::wire::permission {
+
+namespace mode {
+inline constexpr Name Ask{"ask"};   // tool uses the CLI would ask about reach the clients
+inline constexpr Name Auto{"auto"}; // everything is allowed
+} // namespace mode
+
+namespace msg {
+// Server -> client
+inline constexpr Name Request{"permission_request"};
+inline constexpr Name Resolved{"permission_resolved"};
+// Client -> server
+inline constexpr Name Response{"permission_response"};
+} // namespace msg
+
+namespace key {
+inline constexpr Name Tool{"tool"};
+inline constexpr Name ToolInput{"toolInput"};
+inline constexpr Name ToolUseId{"toolUseId"};
+inline constexpr Name PermissionId{"permissionId"};
+inline constexpr Name Granted{"granted"};
+inline constexpr Name RequestId{"requestId"}; // the peer's spelling of permissionId
+inline constexpr Name Approved{"approved"};   // the peer's spelling of granted
+} // namespace key
+
+// What the CLI sends the hook on stdin and expects back on stdout (verified with 2.1.329).
+namespace hook {
+inline constexpr Name EventName{"hook_event_name"};
+inline constexpr Name PreToolUse{"PreToolUse"};
+inline constexpr Name PermissionRequest{"PermissionRequest"};
+inline constexpr Name ToolName{"tool_name"};
+inline constexpr Name ToolInput{"tool_input"};
+inline constexpr Name ToolUseId{"tool_use_id"};
+} // namespace hook
+
+} // namespace flotilla::wire::permission

@@ -1,0 +1,220 @@
+// Issue 4, permissions, end to end: the real CLI's hooks reach the service, become
+// permission_request events, and the WebSocket answer decides whether the tool runs.
+
+#include "support/AgentRig.h"
+
+#include <QFile>
+#include <QTest>
+
+using namespace flotilla;
+using namespace flotilla::test;
+
+namespace {
+QString str(const QJsonObject &o, const char *key) {
+    return o.value(QLatin1String(key)).toString();
+}
+
+QJsonObject message(const QString &type, const QJsonObject &payload) {
+    return QJsonObject{{QStringLiteral("type"), type}, {QStringLiteral("payload"), payload}};
+}
+
+QJsonObject answer(const QString &agentId, const QString &id, bool granted) {
+    return message(QStringLiteral("permission_response"), {{QStringLiteral("agentId"), agentId},
+                                                           {QStringLiteral("permissionId"), id},
+                                                           {QStringLiteral("granted"), granted}});
+}
+
+// Queues a Write of `path` and sends a message; returns the permission_request payload.
+QJsonObject requestWrite(AgentRig &rig, const QString &path) {
+    rig.mock.queueToolUse(
+        QStringLiteral("Write"),
+        {{QStringLiteral("file_path"), path}, {QStringLiteral("content"), QStringLiteral("x")}});
+    rig.mock.queueText(QStringLiteral("done"));
+    if (rig.send(QStringLiteral("write the file")).status != 200)
+        return {};
+    if (!rig.ws->waitFor(QStringLiteral("permission_request"), 1, 30000))
+        return {};
+    return rig.ws->last(QStringLiteral("permission_request"))
+        .value(QStringLiteral("payload"))
+        .toObject();
+}
+} // namespace
+
+class TestPermissions final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void answerDecides_data() {
+        QTest::addColumn<bool>("granted");
+        QTest::addColumn<bool>("peerSpelling");
+        QTest::newRow("granted") << true << false;
+        QTest::newRow("denied") << false << false;
+        QTest::newRow("peer approved") << true << true;
+        QTest::newRow("peer refused") << false << true;
+    }
+    void answerDecides() {
+        QFETCH(bool, granted);
+        QFETCH(bool, peerSpelling);
+        AgentRig rig;
+        QVERIFY(rig.start());
+        QCOMPARE(str(rig.agent(), "permissionMode"), QStringLiteral("ask"));
+        const QString path = rig.cwd + QStringLiteral("/made.txt");
+        const QJsonObject req = requestWrite(rig, path);
+        QVERIFY(!req.isEmpty());
+        const QString id = str(req, "id");
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(str(req, "agentId"), rig.agentId);
+        QCOMPARE(str(req, "agentName"), QStringLiteral("agent-1"));
+        QCOMPARE(str(req, "tool"), QStringLiteral("Write"));
+        QCOMPARE(str(req.value(QStringLiteral("toolInput")).toObject(), "file_path"), path);
+        QVERIFY(!str(req, "toolUseId").isEmpty());
+        QVERIFY(req.value(QStringLiteral("timestamp")).toInteger() > 0);
+        QVERIFY(rig.waitStatus(QStringLiteral("waiting_permission")));
+        QVERIFY(!QFile::exists(path));
+
+        if (peerSpelling)
+            rig.ws->sendJson(message(
+                QStringLiteral("permission_response"),
+                {{QStringLiteral("requestId"), id}, {QStringLiteral("approved"), granted}}));
+        else
+            rig.ws->sendJson(answer(rig.agentId, id, granted));
+        QVERIFY(rig.ws->waitFor(QStringLiteral("permission_resolved")));
+        const QJsonObject resolved = rig.ws->last(QStringLiteral("permission_resolved"))
+                                         .value(QStringLiteral("payload"))
+                                         .toObject();
+        QCOMPARE(str(resolved, "id"), id);
+        QCOMPARE(str(resolved, "agentId"), rig.agentId);
+        QCOMPARE(resolved.value(QStringLiteral("granted")).toBool(), granted);
+        QVERIFY(rig.waitTurns(1));
+        QVERIFY(rig.waitStatus(QStringLiteral("idle")));
+        QCOMPARE(QFile::exists(path), granted);
+    }
+
+    void pendingIsReplayedToLateClients() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const QString path = rig.cwd + QStringLiteral("/late.txt");
+        const QJsonObject req = requestWrite(rig, path);
+        QVERIFY(!req.isEmpty());
+        QCOMPARE(str(rig.agent(), "status"), QStringLiteral("waiting_permission"));
+
+        WsClient late;
+        QVERIFY(late.open(rig.svc->wsUrl()));
+        QVERIFY(late.waitFor(QStringLiteral("permission_request")));
+        QCOMPARE(late.last(QStringLiteral("permission_request"))
+                     .value(QStringLiteral("payload"))
+                     .toObject(),
+                 req);
+
+        late.sendJson(answer(rig.agentId, str(req, "id"), true));
+        QVERIFY(late.waitFor(QStringLiteral("permission_resolved")));
+        QVERIFY(rig.ws->waitFor(QStringLiteral("permission_resolved")));
+        QVERIFY(rig.waitTurns(1));
+        QVERIFY(QFile::exists(path));
+
+        WsClient after; // nothing pending: nothing replayed
+        QVERIFY(after.open(rig.svc->wsUrl()));
+        QVERIFY(after.waitFor(QStringLiteral("work_plans_update")));
+        QTest::qWait(200);
+        QCOMPARE(after.countOf(QStringLiteral("permission_request")), 0);
+    }
+
+    void stopDeniesPending() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const QString path = rig.cwd + QStringLiteral("/stopped.txt");
+        const QJsonObject req = requestWrite(rig, path);
+        QVERIFY(!req.isEmpty());
+        rig.ws->sendJson(
+            message(QStringLiteral("stop_agent"), {{QStringLiteral("agentId"), rig.agentId}}));
+        QVERIFY(rig.ws->waitFor(QStringLiteral("permission_resolved")));
+        const QJsonObject resolved = rig.ws->last(QStringLiteral("permission_resolved"))
+                                         .value(QStringLiteral("payload"))
+                                         .toObject();
+        QCOMPARE(str(resolved, "id"), str(req, "id"));
+        QCOMPARE(resolved.value(QStringLiteral("granted")).toBool(), false);
+        QVERIFY(rig.waitStatus(QStringLiteral("stopped")));
+        QTest::qWait(500);
+        QVERIFY(!QFile::exists(path));
+    }
+
+    void unansweredIsDenied() {
+        AgentRig rig([](ServerConfig &c) { c.permissionTimeoutMs = 1500; });
+        QVERIFY(rig.start());
+        const QString path = rig.cwd + QStringLiteral("/late.txt");
+        const QJsonObject req = requestWrite(rig, path);
+        QVERIFY(!req.isEmpty());
+        QVERIFY(rig.ws->waitFor(QStringLiteral("permission_resolved"), 1, 10000));
+        const QJsonObject resolved = rig.ws->last(QStringLiteral("permission_resolved"))
+                                         .value(QStringLiteral("payload"))
+                                         .toObject();
+        QCOMPARE(str(resolved, "id"), str(req, "id"));
+        QCOMPARE(resolved.value(QStringLiteral("granted")).toBool(), false);
+        QVERIFY(rig.waitTurns(1));
+        QVERIFY(rig.waitStatus(QStringLiteral("idle")));
+        QVERIFY(!QFile::exists(path));
+    }
+
+    void badResponsesGetErrors_data() {
+        QTest::addColumn<QJsonObject>("payload");
+        QTest::addColumn<QString>("code");
+        QTest::newRow("no id") << QJsonObject{{QStringLiteral("granted"), true}}
+                               << QStringLiteral("missing_field");
+        QTest::newRow("no decision")
+            << QJsonObject{{QStringLiteral("permissionId"), QStringLiteral("x")}}
+            << QStringLiteral("missing_field");
+        QTest::newRow("granted not bool")
+            << QJsonObject{{QStringLiteral("permissionId"), QStringLiteral("x")},
+                           {QStringLiteral("granted"), QStringLiteral("yes")}}
+            << QStringLiteral("wrong_type");
+        QTest::newRow("id not string")
+            << QJsonObject{{QStringLiteral("requestId"), 5}, {QStringLiteral("approved"), true}}
+            << QStringLiteral("wrong_type");
+        QTest::newRow("unknown id")
+            << QJsonObject{{QStringLiteral("permissionId"), QStringLiteral("ghost")},
+                           {QStringLiteral("granted"), true}}
+            << QStringLiteral("not_found");
+    }
+    void badResponsesGetErrors() {
+        QFETCH(QJsonObject, payload);
+        QFETCH(QString, code);
+        AgentRig rig;
+        QVERIFY(rig.start());
+        rig.ws->sendJson(message(QStringLiteral("permission_response"), payload));
+        QVERIFY(rig.ws->waitFor(QStringLiteral("error")));
+        QCOMPARE(
+            str(rig.ws->last(QStringLiteral("error")).value(QStringLiteral("payload")).toObject(),
+                "code"),
+            code);
+    }
+
+    void autoModeAllowsWithoutAsking() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const HttpResponse bad =
+            rig.post(QStringLiteral("/api/agents"),
+                     {{QStringLiteral("name"), QStringLiteral("bad")},
+                      {QStringLiteral("cwd"), rig.cwd},
+                      {QStringLiteral("permissionMode"), QStringLiteral("yolo")}});
+        QCOMPARE(bad.status, 422);
+        const HttpResponse r =
+            rig.post(QStringLiteral("/api/agents"),
+                     {{QStringLiteral("name"), QStringLiteral("auto-1")},
+                      {QStringLiteral("cwd"), rig.cwd},
+                      {QStringLiteral("permissionMode"), QStringLiteral("auto")}});
+        QCOMPARE(r.status, 201);
+        const QString autoId = str(r.object(), "id");
+        QCOMPARE(str(r.object(), "permissionMode"), QStringLiteral("auto"));
+        const QString path = rig.cwd + QStringLiteral("/auto.txt");
+        rig.mock.queueToolUse(QStringLiteral("Write"),
+                              {{QStringLiteral("file_path"), path},
+                               {QStringLiteral("content"), QStringLiteral("x")}});
+        rig.mock.queueText(QStringLiteral("done"));
+        QCOMPARE(rig.send(QStringLiteral("write it"), autoId).status, 200);
+        QVERIFY(rig.waitTurns(1, 30000, autoId));
+        QVERIFY(QFile::exists(path));
+        QCOMPARE(rig.ws->countOf(QStringLiteral("permission_request")), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPermissions)
+#include "tst_permissions.moc"
