@@ -116,7 +116,9 @@ constexpr qint64 kCongestedBacklogBytes = 256 * 1024;
 
 ExecLimits execLimits(EventHub &hub) {
     ExecLimits limits;
-    limits.job.stream.congested = [&hub] { return hub.largestHealthyBacklog() >= kCongestedBacklogBytes; };
+    limits.job.stream.congested = [&hub] {
+        return hub.largestHealthyBacklog() >= kCongestedBacklogBytes;
+    };
     return limits;
 }
 
