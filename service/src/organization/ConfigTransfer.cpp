@@ -82,6 +82,18 @@ const QStringList &ConfigTransfer::supportedCategories() {
     return list;
 }
 
+namespace {
+// The one refusal for category names Flotilla does not know, in export and import alike.
+Error unknownCategories(const QStringList &unknown) {
+    return Error::invalid(
+        oc::UnknownCategory,
+        QStringLiteral("unknown categor%1 '%2'; known: %3")
+            .arg(unknown.size() == 1 ? QStringLiteral("y") : QStringLiteral("ies"),
+                 unknown.join(QStringLiteral("', '")),
+                 ConfigTransfer::allCategories().join(QStringLiteral(", "))));
+}
+} // namespace
+
 Result<QStringList> ConfigTransfer::parseCategories(const QString &csv, bool present) {
     if (!present)
         return supportedCategories();
@@ -96,12 +108,7 @@ Result<QStringList> ConfigTransfer::parseCategories(const QString &csv, bool pre
         names.append(name);
     }
     if (!unknown.isEmpty())
-        return Error::invalid(
-            oc::UnknownCategory,
-            QStringLiteral("unknown categor%1 '%2'; known: %3")
-                .arg(unknown.size() == 1 ? QStringLiteral("y") : QStringLiteral("ies"),
-                     unknown.join(QStringLiteral("', '")),
-                     allCategories().join(QStringLiteral(", "))));
+        return unknownCategories(unknown);
     if (names.isEmpty())
         return Error::invalid(c::InvalidValue,
                               QStringLiteral("query parameter 'categories' names no category"));
@@ -181,12 +188,7 @@ Result<ImportPlan> ConfigTransfer::validate(const QJsonObject &doc) const {
             unknown.append(it.key());
     }
     if (!unknown.isEmpty())
-        return Error::invalid(
-            oc::UnknownCategory,
-            QStringLiteral("unknown categor%1 '%2'; known: %3")
-                .arg(unknown.size() == 1 ? QStringLiteral("y") : QStringLiteral("ies"),
-                     unknown.join(QStringLiteral("', '")),
-                     allCategories().join(QStringLiteral(", "))));
+        return unknownCategories(unknown);
 
     ImportPlan plan;
     for (auto it = categories.constBegin(); it != categories.constEnd(); ++it) {
