@@ -4,6 +4,7 @@
 #include "agents/AgentRuntime.h"
 #include "support/AgentRig.h"
 
+#include <QDirIterator>
 #include <QTest>
 
 #include <cerrno>
@@ -156,6 +157,39 @@ private Q_SLOTS:
         QCOMPARE(rig.mock.requestCount(), 2);
         QVERIFY(messagesOf(rig.mock, 1).contains(QStringLiteral("OSPREY")));
         QCOMPARE(str(rig.agent(), "sessionId"), session);
+    }
+
+    // The CLI can be killed before it writes its session file (or the file is removed): the next
+    // message must not fail on "No conversation found"; it starts a new session and says so.
+    void missingSessionFileStartsAFreshSession() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        rig.mock.queueText(QStringLiteral("ok"));
+        QCOMPARE(rig.send(QStringLiteral("remember the word EGRET")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        const QString session = str(rig.agent(), "sessionId");
+        QVERIFY(!session.isEmpty());
+
+        rig.svc->stop(); // the agent's process ends with the service
+        int removed = 0;
+        QDirIterator files(rig.home, {session + QStringLiteral(".jsonl")},
+                           QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+        while (files.hasNext())
+            removed += QFile::remove(files.next()) ? 1 : 0;
+        QCOMPARE(removed, 1);
+        QVERIFY(rig.restartService());
+
+        rig.mock.queueText(QStringLiteral("hello again"));
+        QCOMPARE(rig.send(QStringLiteral("which word?")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        QCOMPARE(str(rig.agent(), "status"), QStringLiteral("idle"));
+        QCOMPARE(rig.mock.requestCount(), 2);
+        QVERIFY(!messagesOf(rig.mock, 1).contains(QStringLiteral("EGRET")));
+        QVERIFY(rig.streamedText().contains(QStringLiteral("was not found on disk")));
+        QVERIFY(rig.streamedText().contains(QStringLiteral("hello again")));
+        const QString fresh = str(rig.agent(), "sessionId");
+        QVERIFY(!fresh.isEmpty());
+        QVERIFY(fresh != session);
     }
 
     void systemPromptReachesARunningAgent() {

@@ -5,6 +5,7 @@
 #include "domain/AgentValidation.h"
 #include "domain/SystemPromptStore.h"
 #include "domain/ToolHistory.h"
+#include "history/SessionFiles.h"
 #include "protocol/WireNames.h"
 
 #include <QDateTime>
@@ -160,6 +161,21 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s) {
         }
         s.crashRestarts.append(now);
         s.crashed = false;
+    }
+    if (!sessionOnDisk(*agent)) {
+        // The CLI was killed before it wrote the session (or someone removed the file): --resume
+        // would fail the turn with "No conversation found". Start afresh and say so.
+        qCWarning(lcAgents).noquote() << "agent" << agentId << "session" << agent->sessionId
+                                      << "not found on disk; starting a new session";
+        OutputChunk note;
+        note.isStreaming = true;
+        note.text = QStringLiteral("(The earlier conversation %1 was not found on disk; this "
+                                   "message starts a new one.)\n")
+                        .arg(agent->sessionId);
+        emitChunk(agentId, note);
+        m_agents.updateRuntime(agentId, [](Agent &a) { a.sessionId.clear(); });
+        m_agents.flush();
+        agent = m_agents.find(agentId);
     }
     ClaudeLaunch launch;
     launch.program = m_config.claudeBin;
@@ -361,6 +377,14 @@ void AgentRuntime::flushText(const QString &agentId) {
     OutputChunk chunk;
     chunk.text = std::exchange(s.pendingText, QString());
     emitChunk(agentId, chunk);
+}
+
+bool AgentRuntime::sessionOnDisk(const Agent &agent) const {
+    if (agent.sessionId.isEmpty() || m_config.claudeHome.isEmpty())
+        return true; // nothing to resume, or nowhere to look: let the CLI decide
+    return history::findSession(history::projectDirsFor(m_config.claudeHome, agent.cwd),
+                                agent.sessionId)
+        .has_value();
 }
 
 void AgentRuntime::emitChunk(const QString &agentId, OutputChunk chunk) {

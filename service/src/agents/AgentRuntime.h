@@ -19,12 +19,14 @@
 
 namespace flotilla {
 
+struct Agent;
 class AgentRegistry;
 class SystemPromptStore;
 class ToolHistory;
 
 struct RuntimeConfig {
     QString claudeBin;
+    QString claudeHome; // where the CLI keeps sessions: a resume needs the file to be there
     QProcessEnvironment environment;
     int maxRestartsPerMinute = 3;
     qint64 defaultContextLimit = 200'000;
@@ -84,6 +86,7 @@ private:
     void appendText(const QString &agentId, const QString &text);
     void flushText(const QString &agentId);
     void emitChunk(const QString &agentId, OutputChunk chunk);
+    bool sessionOnDisk(const Agent &agent) const;
     void onPromptChanged(const QString &prompt);
 
     RuntimeConfig m_config;

@@ -112,6 +112,7 @@ std::optional<StartFailure> ServiceApp::start() {
     m_toolHistory = std::make_unique<ToolHistory>(*m_db);
     RuntimeConfig runtimeConfig;
     runtimeConfig.claudeBin = m_config.claudeBin;
+    runtimeConfig.claudeHome = m_config.claudeHome;
     runtimeConfig.environment = m_config.agentEnvironment;
     runtimeConfig.maxRestartsPerMinute = m_config.maxRestartsPerMinute;
     EventHub *hub = m_hub.get();
