@@ -23,10 +23,13 @@ struct Snapshot {
     QJsonArray agents;
     QJsonArray areas;
     QString prompt;
+    QJsonValue secrets; // names and timestamps
     bool operator==(const Snapshot &o) const {
-        return agents == o.agents && areas == o.areas && prompt == o.prompt;
+        return agents == o.agents && areas == o.areas && prompt == o.prompt && secrets == o.secrets;
     }
 };
+
+const QByteArray kSecretValue = "s3cr3t-Valu3-4711";
 
 // Agents and areas as a user set them up, with area ids replaced by area names so that two
 // services (with different ids) compare equal.
@@ -60,7 +63,17 @@ class TestConfigTransfer final : public QObject {
 
     OrgFixture f;
 
-    Snapshot snapshot() { return Snapshot{f.agents(), f.areas(), f.prompt()}; }
+    Snapshot snapshot() {
+        return Snapshot{
+            f.agents(), f.areas(), f.prompt(),
+            f.get(QStringLiteral("/api/secrets")).object().value(QStringLiteral("secrets"))};
+    }
+    static int putSecret(OrgFixture &fx, const QString &name, const QByteArray &value) {
+        return fx.http
+            ->send("PUT", fx.url(QStringLiteral("/api/secrets/") + name),
+                   compactJson(QJsonObject{{QStringLiteral("value"), QString::fromUtf8(value)}}))
+            .status;
+    }
 
     QJsonObject agentEntry(const QString &name, const QString &cwd = {}) const {
         return QJsonObject{{kName, name},
@@ -136,7 +149,8 @@ private Q_SLOTS:
         QCOMPARE(summary.value(QStringLiteral("imported")).toObject(),
                  (QJsonObject{{QStringLiteral("agents"), 3},
                               {QStringLiteral("areas"), 2},
-                              {QStringLiteral("system-settings"), 1}}));
+                              {QStringLiteral("system-settings"), 1},
+                              {QStringLiteral("secrets"), 0}}));
         QCOMPARE(summary.value(QStringLiteral("dryRun")).toBool(), false);
         QCOMPARE(summary.value(QStringLiteral("agents")).toArray().size(), 3);
         QVERIFY(fresh.barrier());
@@ -185,8 +199,6 @@ private Q_SLOTS:
                                           << QStringLiteral("unknown_category");
         QTest::newRow("no category")
             << QStringLiteral("?categories=,") << 422 << QStringLiteral("invalid_value");
-        QTest::newRow("secrets") << QStringLiteral("?includeSecrets=true") << 422
-                                 << QStringLiteral("secrets_not_exported");
         QTest::newRow("secrets not bool")
             << QStringLiteral("?includeSecrets=yes") << 400 << QStringLiteral("wrong_type");
     }
@@ -268,6 +280,32 @@ private Q_SLOTS:
             << 409 << QStringLiteral("conflict");
         QTest::newRow("area name taken")
             << doc("\"areas\":[{\"name\":\"TAKEN AREA\"}]") << 409 << QStringLiteral("conflict");
+        auto withSecrets = [](const QByteArray &secrets) -> QByteArray {
+            return QByteArray("{\"version\":1,\"categories\":{},\"secrets\":") + secrets + "}";
+        };
+        QTest::newRow("secrets not array")
+            << withSecrets("{}") << 400 << QStringLiteral("wrong_type");
+        QTest::newRow("secret not object")
+            << withSecrets("[\"A\"]") << 400 << QStringLiteral("wrong_type");
+        QTest::newRow("secret without value")
+            << withSecrets("[{\"name\":\"A\"}]") << 400 << QStringLiteral("missing_field");
+        QTest::newRow("secret value number")
+            << withSecrets("[{\"name\":\"A\",\"value\":1}]") << 400 << QStringLiteral("wrong_type");
+        QTest::newRow("secret bad name") << withSecrets("[{\"name\":\"a-b\",\"value\":\"v\"}]")
+                                         << 422 << QStringLiteral("invalid_value");
+        QTest::newRow("secret empty value") << withSecrets("[{\"name\":\"A\",\"value\":\"\"}]")
+                                            << 422 << QStringLiteral("invalid_value");
+        QTest::newRow("secret unknown field")
+            << withSecrets("[{\"name\":\"A\",\"value\":\"v\",\"createdAt\":1}]") << 422
+            << QStringLiteral("unknown_field");
+        QTest::newRow("secret twice")
+            << withSecrets("[{\"name\":\"A\",\"value\":\"v\"},{\"name\":\"A\",\"value\":\"w\"}]")
+            << 422 << QStringLiteral("invalid_value");
+        QTest::newRow("secret name taken")
+            << QByteArray("{\"version\":1,\"categories\":{\"agents\":[" + agent +
+                          "]},\"secrets\":[{\"name\":\"NEW_ONE\",\"value\":\"v\"},"
+                          "{\"name\":\"TAKEN\",\"value\":\"v\"}]}")
+            << 409 << QStringLiteral("conflict");
         QTest::newRow("too large")
             << doc("\"system-settings\":{\"prompt\":\"" + QByteArray(1100 * 1024, 'p') + "\"}")
             << 413 << QStringLiteral("payload_too_large");
@@ -278,6 +316,7 @@ private Q_SLOTS:
         QFETCH(QString, code);
         f.createAgent(QStringLiteral("Taken"));
         f.createArea(QStringLiteral("Taken Area"));
+        QCOMPARE(putSecret(f, QStringLiteral("TAKEN"), "old"), 201);
         QCOMPARE(f.post(QStringLiteral("/api/agents/system-settings/prompt"),
                         QJsonObject{{QStringLiteral("prompt"), QStringLiteral("before")}})
                      .status,
@@ -347,6 +386,68 @@ private Q_SLOTS:
                  existing);
     }
 
+    // Secrets leave only when asked for, arrive with the rest of the document, and never show in
+    // an import's answer; the imported value is the one exec substitutes.
+    void secretsTravelOnlyWhenAsked() {
+        QCOMPARE(putSecret(f, QStringLiteral("API_KEY"), kSecretValue), 201);
+        QCOMPARE(putSecret(f, QStringLiteral("DB_PASS"), "pa ss\"word"), 201);
+        const HttpResponse plain = f.get(QStringLiteral("/api/config/export"));
+        QCOMPARE(plain.status, 200);
+        QVERIFY(!plain.object().contains(QStringLiteral("secrets")));
+        QVERIFY(!plain.body.contains(kSecretValue));
+
+        const HttpResponse full = f.get(QStringLiteral("/api/config/export?includeSecrets=true"));
+        QCOMPARE(full.status, 200);
+        QCOMPARE(full.header("cache-control"), QByteArray("no-store"));
+        const QJsonArray secrets = full.object().value(QStringLiteral("secrets")).toArray();
+        QCOMPARE(secrets.size(), 2);
+        QCOMPARE(secrets.at(0).toObject(),
+                 (QJsonObject{{kName, QStringLiteral("API_KEY")},
+                              {QStringLiteral("value"), QString::fromUtf8(kSecretValue)}}));
+        QCOMPARE(secrets.at(1)[QStringLiteral("value")].toString(), QStringLiteral("pa ss\"word"));
+
+        OrgFixture fresh;
+        QVERIFY(fresh.start());
+        const HttpResponse dry =
+            fresh.http->post(fresh.url(kImport + QStringLiteral("?dryRun=true")), full.object());
+        QCOMPARE(dry.status, 200);
+        QCOMPARE(dry.object()[QStringLiteral("imported")][QStringLiteral("secrets")].toInt(), 2);
+        QCOMPARE(fresh.get(QStringLiteral("/api/secrets"))
+                     .object()
+                     .value(QStringLiteral("secrets"))
+                     .toArray()
+                     .size(),
+                 0);
+        const HttpResponse imported = fresh.post(kImport, full.object());
+        QCOMPARE(imported.status, 200);
+        QCOMPARE(imported.object()[QStringLiteral("imported")][QStringLiteral("secrets")].toInt(),
+                 2);
+        QVERIFY(!imported.body.contains(kSecretValue));
+        QVERIFY(fresh.restart()); // durable
+        const QJsonArray names = fresh.get(QStringLiteral("/api/secrets"))
+                                     .object()
+                                     .value(QStringLiteral("secrets"))
+                                     .toArray();
+        QCOMPARE(names.size(), 2);
+        QCOMPARE(names.at(0)[kName].toString(), QStringLiteral("API_KEY"));
+        QCOMPARE(QFile(fresh.svc->dataDir() + QStringLiteral("/data/secrets.json")).permissions() &
+                     (QFile::ReadGroup | QFile::ReadOther),
+                 QFile::Permissions());
+        // The value exec substitutes is the exported one (compared inside bash, never printed).
+        const HttpResponse run = fresh.post(
+            QStringLiteral("/api/exec"),
+            QJsonObject{
+                {QStringLiteral("command"), QStringLiteral("[ '{{API_KEY}}' = '%1' ] && echo same")
+                                                .arg(QString::fromUtf8(kSecretValue))},
+                {QStringLiteral("agentId"), fresh.createAgent(QStringLiteral("Runner"))}});
+        QCOMPARE(run.status, 200);
+        QCOMPARE(run.object().value(QStringLiteral("exitCode")).toInt(), 0);
+        QVERIFY(run.object()
+                    .value(QStringLiteral("output"))
+                    .toString()
+                    .contains(QStringLiteral("same")));
+    }
+
     void failedWriteUndoesTheImport() {
         // The prompt file cannot be written (a directory stands in its way): the agents and
         // areas already written must go again.
@@ -358,7 +459,11 @@ private Q_SLOTS:
              QJsonArray{agentEntry(QStringLiteral("One")), agentEntry(QStringLiteral("Two"))}},
             {QStringLiteral("system-settings"),
              QJsonObject{{QStringLiteral("prompt"), QStringLiteral("new")}}}});
-        const HttpResponse r = f.post(kImport, doc);
+        QJsonObject withSecret = doc;
+        withSecret.insert(QStringLiteral("secrets"),
+                          QJsonArray{QJsonObject{{kName, QStringLiteral("UNDONE")},
+                                                 {QStringLiteral("value"), QStringLiteral("v")}}});
+        const HttpResponse r = f.post(kImport, withSecret);
         QCOMPARE(r.status, 500);
         QVERIFY(r.object()
                     .value(QStringLiteral("error"))

@@ -34,6 +34,8 @@ inline constexpr Name Areas{"areas"};
 inline constexpr Name Skipped{"skipped"};
 inline constexpr Name Conflicts{"conflicts"};
 inline constexpr Name Category{"category"};
+// Top-level key of an export document, present only with includeSecrets=true: [{name, value}].
+inline constexpr Name Secrets{"secrets"};
 } // namespace key
 
 // Query parameters.
@@ -80,7 +82,6 @@ namespace code {
 inline constexpr Name UnknownCategory{"unknown_category"};
 inline constexpr Name UnsupportedVersion{"unsupported_version"};
 inline constexpr Name UnsupportedCategory{"unsupported_category"};
-inline constexpr Name SecretsNotExported{"secrets_not_exported"};
 } // namespace code
 
 } // namespace flotilla::wire::org

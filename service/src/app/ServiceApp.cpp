@@ -13,6 +13,7 @@
 #include "domain/NotificationService.h"
 #include "domain/SystemPromptStore.h"
 #include "domain/ToolHistory.h"
+#include "exec/SecretStore.h"
 #include "http/HttpServer.h"
 #include "permissions/PermissionController.h"
 #include "protocol/Envelope.h"
@@ -136,8 +137,10 @@ std::optional<StartFailure> ServiceApp::start() {
         std::make_unique<RuntimeController>(*m_http, *m_agents, *m_runtime, *m_toolHistory);
 
     // Orchestration (issue 4): each controller owns its area's services.
-    const OrchestrationDeps deps{*m_http, *m_agents, *m_runtime,      *m_hub,
-                                 *m_db,   *m_prompt, m_config.dataDir};
+    m_secrets = std::make_unique<SecretStore>(m_config.dataDir + QStringLiteral("/secrets.json"));
+    m_secrets->load();
+    const OrchestrationDeps deps{*m_http, *m_agents, *m_runtime, *m_hub,
+                                 *m_db,   *m_prompt, *m_secrets, m_config.dataDir};
     m_execController = std::make_unique<ExecController>(deps);
     m_organizationController = std::make_unique<OrganizationController>(deps);
     m_bossController = std::make_unique<BossController>(deps);

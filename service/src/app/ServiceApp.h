@@ -17,6 +17,7 @@ class AgentRegistry;
 class BossController;
 class PermissionController;
 class ExecController;
+class SecretStore;
 class OrganizationController;
 class AgentRuntime;
 class RuntimeController;
@@ -69,6 +70,7 @@ private:
     std::unique_ptr<AgentRegistry> m_agents;
     std::unique_ptr<NotificationService> m_notifications;
     std::unique_ptr<SystemPromptStore> m_prompt;
+    std::unique_ptr<SecretStore> m_secrets;
     std::unique_ptr<ToolHistory> m_toolHistory;
     std::unique_ptr<AgentRuntime> m_runtime;
     std::unique_ptr<HttpServer> m_http;

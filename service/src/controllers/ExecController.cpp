@@ -127,9 +127,8 @@ ExecLimits execLimits(EventHub &hub) {
 ExecController::ExecController(const OrchestrationDeps &deps, QObject *parent)
     : QObject(parent)
     , m_agents(deps.agents)
-    , m_secrets(deps.dataDir + QStringLiteral("/secrets.json"))
+    , m_secrets(deps.secrets)
     , m_exec(deps.agents, m_secrets, execLimits(deps.hub)) {
-    m_secrets.load();
     registerExecRoutes(deps.http);
     registerSecretRoutes(deps.http);
     wireEvents(deps.hub);

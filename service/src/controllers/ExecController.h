@@ -1,6 +1,6 @@
 #pragma once
 // exec, secrets and exec tasks (POST /api/exec, /api/exec/tasks, /api/secrets) (issue 4).
-// Owns the secret store and the exec service; turns their signals into exec_task_* events.
+// Owns the exec service and serves the secret store; turns their signals into exec_task_* events.
 
 #include "controllers/OrchestrationDeps.h"
 #include "exec/ExecService.h"
@@ -23,7 +23,7 @@ private:
     void wireEvents(EventHub &hub);
 
     AgentRegistry &m_agents;
-    SecretStore m_secrets;
+    SecretStore &m_secrets;
     ExecService m_exec;
 };
 

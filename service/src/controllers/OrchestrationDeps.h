@@ -11,6 +11,7 @@ class AgentRuntime;
 class Database;
 class EventHub;
 class HttpServer;
+class SecretStore;
 class SystemPromptStore;
 
 struct OrchestrationDeps {
@@ -20,6 +21,7 @@ struct OrchestrationDeps {
     EventHub &hub;
     Database &db;
     SystemPromptStore &prompt;
+    SecretStore &secrets; // exec substitutes them, config transfer exports them on request
     QString dataDir;
 };
 

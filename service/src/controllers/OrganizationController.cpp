@@ -47,7 +47,7 @@ OrganizationController::OrganizationController(const OrchestrationDeps &deps, QO
     : QObject(parent)
     , m_deps(deps)
     , m_areas(deps.db)
-    , m_transfer(deps.agents, m_areas, deps.prompt, m_activity) {
+    , m_transfer(deps.agents, m_areas, deps.prompt, deps.secrets, m_activity) {
     if (Status e = m_areas.load())
         qCCritical(lcOrg).noquote()
             << "areas could not be read; starting without them:" << e->message;
@@ -236,18 +236,11 @@ void OrganizationController::routeConfig() {
             const auto secrets = boolQuery(r, op::IncludeSecrets, false);
             if (!secrets)
                 return secrets.error();
-            // Said out loud rather than silently left out: a backup without the secrets
-            // the user asked for must not look complete.
-            if (*secrets)
-                return Error::invalid(wire::org::code::SecretsNotExported,
-                                      QStringLiteral("secrets are never exported; export "
-                                                     "without includeSecrets and set them "
-                                                     "again on the target"));
             const auto categories = ConfigTransfer::parseCategories(r.queryValue(op::Categories),
                                                                     r.hasQuery(op::Categories));
             if (!categories)
                 return categories.error();
-            Reply reply = Reply::json(m_transfer.exportDocument(*categories));
+            Reply reply = Reply::json(m_transfer.exportDocument(*categories, *secrets));
             const QByteArray day =
                 QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd")).toUtf8();
             reply.headers.append({QByteArrayLiteral("Content-Disposition"),

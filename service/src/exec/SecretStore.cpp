@@ -169,6 +169,45 @@ Status SecretStore::remove(const QString &name) {
     return std::nullopt;
 }
 
+Status SecretStore::addAll(const QList<NamedValue> &secrets) {
+    if (m_secrets.size() + secrets.size() > kMaxSecrets)
+        return Error::conflict(wire::exec::code::TooManySecrets,
+                               QStringLiteral("at most %1 secrets can be stored").arg(kMaxSecrets));
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    QMap<QString, Entry> next = m_secrets;
+    for (const NamedValue &s : secrets) {
+        if (next.contains(s.name))
+            return Error::conflict(c::Conflict,
+                                   QStringLiteral("secret '%1' exists already").arg(s.name));
+        next.insert(s.name, Entry{s.value, now, now});
+    }
+    if (Status err = save(next))
+        return err;
+    m_secrets = std::move(next);
+    qCInfo(lcExec).noquote() << secrets.size() << "secret(s) added";
+    return std::nullopt;
+}
+
+Status SecretStore::removeAll(const QStringList &names) {
+    QMap<QString, Entry> next = m_secrets;
+    for (const QString &name : names)
+        next.remove(name);
+    if (next.size() == m_secrets.size())
+        return std::nullopt;
+    if (Status err = save(next))
+        return err;
+    m_secrets = std::move(next);
+    qCInfo(lcExec).noquote() << names.size() << "secret(s) removed";
+    return std::nullopt;
+}
+
+QJsonArray SecretStore::exportValues() const {
+    QJsonArray out;
+    for (auto it = m_secrets.constBegin(); it != m_secrets.constEnd(); ++it)
+        out.append(QJsonObject{{k::Name_, it.key()}, {xk::Value, it->value}});
+    return out;
+}
+
 Status SecretStore::save(const QMap<QString, Entry> &secrets) const {
     QJsonObject all;
     for (auto it = secrets.constBegin(); it != secrets.constEnd(); ++it)

@@ -35,6 +35,18 @@ public:
     Status set(const QString &name, const QString &value, bool *created);
     Status remove(const QString &name);
 
+    // For config transfer. addAll: every name new and valid (the caller validated), all written
+    // in one atomic file write or none; removeAll undoes it.
+    struct NamedValue {
+        QString name;
+        QString value;
+    };
+    Status addAll(const QList<NamedValue> &secrets);
+    Status removeAll(const QStringList &names);
+    // [{name, value}] by name: values leave the store only for an export that asked for them.
+    QJsonArray exportValues() const;
+    int count() const { return int(m_secrets.size()); }
+
     // {{NAME}} (NAME as validateName) -> the value, in one pass (a value is never expanded again).
     // Any other "{{...}}" is left alone: Go templates and the like stay usable. Unknown names ->
     // Invalid/unknown_secret naming all of them; nothing else happens.

@@ -4,6 +4,7 @@
 #include "domain/SystemPromptStore.h"
 #include "organization/ActivityLog.h"
 #include "organization/OrgLogging.h"
+#include "organization/SecretTransfer.h"
 #include "protocol/OrganizationNames.h"
 
 #include <QDateTime>
@@ -61,10 +62,11 @@ const QStringList kLabelKeys{QString(k::TaskLabel), QString(k::TrackingStatus),
 } // namespace
 
 ConfigTransfer::ConfigTransfer(AgentRegistry &agents, AreaStore &areas, SystemPromptStore &prompt,
-                               ActivityLog &activity)
+                               SecretStore &secrets, ActivityLog &activity)
     : m_agents(agents)
     , m_areas(areas)
     , m_prompt(prompt)
+    , m_secrets(secrets)
     , m_activity(activity) {
 }
 
@@ -115,7 +117,8 @@ Result<QStringList> ConfigTransfer::parseCategories(const QString &csv, bool pre
     return names;
 }
 
-QJsonObject ConfigTransfer::exportDocument(const QStringList &categories) const {
+QJsonObject ConfigTransfer::exportDocument(const QStringList &categories,
+                                           bool includeSecrets) const {
     QJsonObject out;
     for (const QString &name : categories) {
         if (name == cat::Agents) {
@@ -153,13 +156,18 @@ QJsonObject ConfigTransfer::exportDocument(const QStringList &categories) const 
             out.insert(name, QJsonArray()); // a category Flotilla has no data for
         }
     }
-    return QJsonObject{{k::Version, kFormatVersion},
-                       {ok::ExportedAt, QDateTime::currentMSecsSinceEpoch()},
-                       {ok::Categories, out}};
+    QJsonObject doc{{k::Version, kFormatVersion},
+                    {ok::ExportedAt, QDateTime::currentMSecsSinceEpoch()},
+                    {ok::Categories, out}};
+    if (includeSecrets) {
+        doc.insert(ok::Secrets, m_secrets.exportValues());
+        qCInfo(lcOrg).noquote() << "config export includes" << m_secrets.count() << "secret(s)";
+    }
+    return doc;
 }
 
 Result<ImportPlan> ConfigTransfer::validate(const QJsonObject &doc) const {
-    if (Status e = rejectUnknownKeys(doc, {k::Version, ok::ExportedAt, ok::Categories},
+    if (Status e = rejectUnknownKeys(doc, {k::Version, ok::ExportedAt, ok::Categories, ok::Secrets},
                                      QStringLiteral("document")))
         return *e;
     for (QLatin1String required : {k::Version, ok::Categories}) {
@@ -213,6 +221,14 @@ Result<ImportPlan> ConfigTransfer::validate(const QJsonObject &doc) const {
     if (categories.contains(cat::SystemSettings)) {
         if (Status e = validateSettings(categories.value(cat::SystemSettings), plan))
             return *e;
+    }
+    if (doc.contains(ok::Secrets)) {
+        auto secrets = parseSecretImport(doc.value(ok::Secrets), m_secrets);
+        if (!secrets)
+            return secrets.error();
+        plan.secrets = std::move(secrets->secrets);
+        for (const QJsonValue &conflict : std::as_const(secrets->conflicts))
+            plan.conflicts.append(conflict);
     }
     return plan;
 }
@@ -340,11 +356,12 @@ Status ConfigTransfer::validateSettings(const QJsonValue &value, ImportPlan &pla
 }
 
 // Order matters for all-or-nothing: areas (one transaction), then agents (the registry writes
-// each in its own transaction), then their labels and area in one flush, and the prompt file
-// last, only once every database write has committed. A failure at any step removes what the
-// earlier steps created. What this cannot cover: the service dying mid-way (the agents created
-// so far stay), and clients seeing agent_created then agent_deleted for an undone import. True
-// single-transaction import needs a batch create in AgentRegistry (see the issue 4 report).
+// each in its own transaction), then their labels and area in one flush, the secrets file (one
+// atomic write) and the prompt file last, only once every database write has committed. A failure
+// at any step removes what the earlier steps created. What this cannot cover: the service dying
+// mid-way (the agents created so far stay), and clients seeing agent_created then agent_deleted for
+// an undone import. True single-transaction import needs a batch create in AgentRegistry (see the
+// issue 4 report).
 Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
     QStringList agentIds, areaIds;
     QHash<QString, QString> areaIdByRef;
@@ -389,13 +406,26 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
     }
     if (Status e = m_agents.flush())
         return fail(*e);
-    if (plan.prompt) {
-        if (Status e = m_prompt.setPrompt(*plan.prompt))
+    if (!plan.secrets.isEmpty()) {
+        if (Status e = m_secrets.addAll(plan.secrets)) // one atomic file write
             return fail(*e);
+    }
+    if (plan.prompt) {
+        if (Status e = m_prompt.setPrompt(*plan.prompt)) {
+            QStringList names;
+            for (const SecretStore::NamedValue &s : plan.secrets)
+                names.append(s.name);
+            if (Status undone = m_secrets.removeAll(names))
+                qCCritical(lcOrg).noquote()
+                    << "undoing import: secrets could not be removed:" << undone->message;
+            return fail(*e);
+        }
     }
 
     QStringList parts{QStringLiteral("%1 agent(s)").arg(agentIds.size()),
                       QStringLiteral("%1 area(s)").arg(areaIds.size())};
+    if (!plan.secrets.isEmpty())
+        parts.append(QStringLiteral("%1 secret(s)").arg(plan.secrets.size()));
     if (plan.prompt)
         parts.append(QStringLiteral("the system prompt"));
     m_activity.record(wire::org::activity::ConfigImported,
@@ -430,7 +460,8 @@ QJsonObject ConfigTransfer::summary(const ImportPlan &plan, bool dryRun,
         {ok::DryRun, dryRun},
         {ok::Imported, QJsonObject{{cat::Agents, plan.agents.size()},
                                    {cat::Areas, plan.areas.size()},
-                                   {cat::SystemSettings, plan.prompt ? 1 : 0}}},
+                                   {cat::SystemSettings, plan.prompt ? 1 : 0},
+                                   {ok::Secrets, plan.secrets.size()}}},
         {ok::Agents, agents},
         {ok::Areas, areas},
         {ok::Skipped, QJsonArray::fromStringList(plan.skipped)},

@@ -1,7 +1,8 @@
 #pragma once
 // Config export and import: one JSON document {version, exportedAt, categories: {...}} that
 // carries what a user set up (agents' create fields and labels, areas, the global system prompt),
-// never runtime state (status, sessions, token counts) and never secrets.
+// never runtime state (status, sessions, token counts); secrets only when asked for (a top-level
+// "secrets" array, see SecretTransfer.h).
 //
 // Import is two steps so a refusal never leaves a trace: validate() checks the whole document
 // (shapes, values, cwd directories, name uniqueness, conflicts with what exists) without touching
@@ -9,6 +10,7 @@
 
 #include "domain/AgentValidation.h"
 #include "domain/Error.h"
+#include "exec/SecretStore.h"
 #include "organization/AreaStore.h"
 
 #include <QJsonArray>
@@ -34,6 +36,7 @@ struct ImportPlan {
     QStringList areaRefs; // document id of each area (may be empty), parallel to `areas`
     QList<AgentEntry> agents;
     std::optional<QString> prompt;
+    QList<SecretStore::NamedValue> secrets;
     QStringList skipped;  // categories present but empty, that Flotilla has no data for
     QStringList warnings; // what is imported differently from the document
     QJsonArray conflicts; // [{category, name}] clashing with existing state: 409, nothing applied
@@ -47,7 +50,7 @@ public:
     static constexpr int kMaxImportAgents = 500;
 
     ConfigTransfer(AgentRegistry &agents, AreaStore &areas, SystemPromptStore &prompt,
-                   ActivityLog &activity);
+                   SecretStore &secrets, ActivityLog &activity);
 
     // The twelve names of GET /api/config/categories, and the ones Flotilla holds data for.
     static const QStringList &allCategories();
@@ -55,7 +58,8 @@ public:
     // "agents,areas" -> names; absent -> the supported ones; unknown or empty -> 422.
     static Result<QStringList> parseCategories(const QString &csv, bool present);
 
-    QJsonObject exportDocument(const QStringList &categories) const;
+    // includeSecrets adds the top-level "secrets": [{name, value}] (every stored secret).
+    QJsonObject exportDocument(const QStringList &categories, bool includeSecrets = false) const;
 
     Result<ImportPlan> validate(const QJsonObject &document) const;
     // Writes a validated plan (all or nothing, see the .cpp) and returns the summary.
@@ -74,6 +78,7 @@ private:
     AgentRegistry &m_agents;
     AreaStore &m_areas;
     SystemPromptStore &m_prompt;
+    SecretStore &m_secrets;
     ActivityLog &m_activity;
 };
 
