@@ -137,6 +137,49 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(path));
     }
 
+    void deleteDeniesPending() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const QString path = rig.cwd + QStringLiteral("/deleted.txt");
+        const QJsonObject req = requestWrite(rig, path);
+        QVERIFY(!req.isEmpty());
+        QCOMPARE(rig.http.del(rig.svc->url(QStringLiteral("/api/agents/") + rig.agentId)).status,
+                 204);
+        QVERIFY(rig.ws->waitFor(QStringLiteral("permission_resolved")));
+        const QJsonObject resolved = rig.ws->last(QStringLiteral("permission_resolved"))
+                                         .value(QStringLiteral("payload"))
+                                         .toObject();
+        QCOMPARE(str(resolved, "id"), str(req, "id"));
+        QCOMPARE(resolved.value(QStringLiteral("granted")).toBool(), false);
+        WsClient late; // nothing left to replay
+        QVERIFY(late.open(rig.svc->wsUrl()));
+        QVERIFY(late.waitFor(QStringLiteral("work_plans_update")));
+        QCOMPARE(late.countOf(QStringLiteral("permission_request")), 0);
+        QVERIFY(!QFile::exists(path));
+    }
+
+    // With auth on, the hook authenticates with the agent's FLOTILLA_TOKEN; the grant goes
+    // through and the tool runs.
+    void hookAuthenticatesWithTheToken() {
+        AgentRig rig([](ServerConfig &c) { c.authToken = "perm-token-5174"; });
+        QVERIFY(rig.start());
+        QCOMPARE(rig.http.get(rig.svc->url(QStringLiteral("/api/agents"))).status, 200);
+        HttpClient anonymous;
+        QCOMPARE(anonymous
+                     .post(rig.svc->url(
+                               QStringLiteral("/api/agents/%1/permission-check").arg(rig.agentId)),
+                           QJsonObject{{QStringLiteral("tool_name"), QStringLiteral("Write")}})
+                     .status,
+                 401);
+        const QString path = rig.cwd + QStringLiteral("/authed.txt");
+        const QJsonObject req = requestWrite(rig, path);
+        QVERIFY(!req.isEmpty());
+        rig.ws->sendJson(answer(rig.agentId, str(req, "id"), true));
+        QVERIFY(rig.ws->waitFor(QStringLiteral("permission_resolved")));
+        QVERIFY(rig.waitTurns(1));
+        QVERIFY(QFile::exists(path));
+    }
+
     void unansweredIsDenied() {
         AgentRig rig([](ServerConfig &c) { c.permissionTimeoutMs = 1500; });
         QVERIFY(rig.start());

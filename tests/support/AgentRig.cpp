@@ -29,11 +29,13 @@ bool AgentRig::start() {
         c.agentEnvironment = mock.claudeEnvironment(home);
         if (m_tweak)
             m_tweak(c);
+        token = c.authToken;
     });
     if (!svc->start())
         return false;
+    http.setToken(token);
     ws = std::make_unique<WsClient>();
-    if (!ws->open(svc->wsUrl()) || !ws->waitFor(QStringLiteral("work_plans_update")))
+    if (!ws->open(wsUrl()) || !ws->waitFor(QStringLiteral("work_plans_update")))
         return false;
     cwd = svc->workDir() + QStringLiteral("/project");
     QDir().mkpath(cwd);
@@ -51,7 +53,12 @@ bool AgentRig::restartService() {
     if (!svc->start())
         return false;
     ws = std::make_unique<WsClient>();
-    return ws->open(svc->wsUrl()) && ws->waitFor(QStringLiteral("work_plans_update"));
+    return ws->open(wsUrl()) && ws->waitFor(QStringLiteral("work_plans_update"));
+}
+
+QUrl AgentRig::wsUrl() const {
+    return token.isEmpty() ? svc->wsUrl()
+                           : svc->wsUrl(QStringLiteral("/ws?token=") + QString::fromUtf8(token));
 }
 
 HttpResponse AgentRig::send(const QString &message, const QString &agentId_) {

@@ -35,6 +35,7 @@ public:
     QString streamedText(const QString &agentId = {}) const;
     QList<QJsonObject> updates(const QString &agentId = {}) const; // agent_updated payloads
     bool waitStatus(const QString &status, int timeoutMs = 30000, const QString &agentId = {});
+    QUrl wsUrl() const; // with ?token= when the tweak turned auth on
 
     MockAnthropic mock;
     std::unique_ptr<TestService> svc;
@@ -43,6 +44,7 @@ public:
     QString agentId;
     QString cwd;
     QString home;
+    QByteArray token; // the service's AUTH_TOKEN, if the tweak set one
 
 private:
     std::function<void(ServerConfig &)> m_tweak;
