@@ -1,0 +1,53 @@
+#pragma once
+// The agents table: one row per agent, kept in step with the service's events. A snapshot
+// (agents_update, sent on every (re)connect) is diffed against the rows: changed rows emit
+// dataChanged, new ones are inserted, vanished ones removed: never a model reset, so views keep
+// selection and scroll position across a reconnect. agent_updated carries only the changed keys.
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
+
+namespace flotilla::monitor {
+
+class AgentsModel final : public QAbstractTableModel {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(AgentsModel)
+public:
+    enum Column { Name, Class, Status, CurrentTool, Context, Task, ColumnCount };
+    enum Role {
+        AgentIdRole = Qt::UserRole + 1,
+        ContextFractionRole, // double 0..1 (contextUsed / contextLimit), for the bar delegate
+        ContextUsedRole,     // qint64
+        ContextLimitRole,    // qint64
+        AgentJsonRole,       // the whole agent object
+        SortRole,            // what the proxy sorts by (numbers for Context)
+    };
+
+    explicit AgentsModel(QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    void applySnapshot(const QJsonArray &agents);                          // agents_update
+    void upsert(const QJsonObject &agent);                                 // agent_created
+    void applyChanges(const QString &agentId, const QJsonObject &changes); // agent_updated
+    void setContext(const QString &agentId, qint64 used, qint64 limit);    // context_update
+    void remove(const QString &agentId);                                   // agent_deleted
+
+    int rowOf(const QString &agentId) const; // -1 if unknown
+    QJsonObject agent(const QString &agentId) const;
+    QString agentIdAt(int row) const;
+    QStringList agentIds() const;
+
+private:
+    QList<QJsonObject> m_rows;
+    QHash<QString, int> m_rowById;
+};
+
+} // namespace flotilla::monitor
