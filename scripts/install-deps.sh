@@ -10,6 +10,8 @@ packages=(
   clang-format
   xvfb xauth
   wrk procps curl dpkg-dev
+  qtkeychain-qt6-dev
+  lintian systemd appstream desktop-file-utils fakeroot
 )
 
 missing=()
