@@ -22,6 +22,10 @@ namespace flotilla::client {
 enum class ConnectionState { Disconnected, Connecting, Connected, Reconnecting, AuthFailed };
 QString toString(ConnectionState state);
 
+// The wait before reconnection attempt `attempt` (1-based): initialMs * 2^(attempt-1), capped at
+// maxMs, then scaled by a jitter factor in [0.8, 1.2] taken from `unit` in [0, 1).
+qint64 backoffDelayMs(int attempt, int initialMs, int maxMs, double unit);
+
 struct Endpoint {
     QUrl baseUrl;     // e.g. http://127.0.0.1:5174 (the WebSocket is baseUrl with ws:// + /ws)
     QByteArray token; // empty: auth off
@@ -54,6 +58,14 @@ public:
     qint64 nextRetryInMs() const;     // -1 when no retry is scheduled
     void setMaxBackoffMs(int ms);     // tests shorten it
     void setInitialBackoffMs(int ms); // tests shorten it
+    // Liveness: an app-level ping every intervalMs; a connection silent for timeoutMs is
+    // dropped and reconnected (a half-open TCP connection would otherwise look alive forever).
+    // 0 disables. Default 30 s / 75 s, as the service's own ping timeout.
+    void setHeartbeat(int intervalMs, int timeoutMs);
+    // Larger incoming messages close the connection (1009) instead of growing memory. Default
+    // 64 MiB: an agents_update of many agents is the largest thing the service sends.
+    void setMaxIncomingMessageSize(qint64 bytes);
+    QUrl webSocketUrl() const; // ws(s)://host:port[/prefix]/ws of the current endpoint
 
     // REST, asynchronous; `done` runs on this thread once (also on network errors). Paths start
     // with /api. The token goes in X-Auth-Token.

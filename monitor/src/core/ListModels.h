@@ -44,6 +44,9 @@ private:
 class TasksModel final : public JsonListModel {
     Q_OBJECT
 public:
+    // Monitor-side keys of a task item (not on the wire).
+    static constexpr QLatin1String DoneKey{"done"};
+
     explicit TasksModel(QObject *parent = nullptr);
     void appendOutput(const QString &taskId, const QString &text);
 

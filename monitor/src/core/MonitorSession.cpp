@@ -1,1 +1,317 @@
 #include "core/MonitorSession.h"
+
+#include "core/HistoryConvert.h"
+#include "core/MonitorLog.h"
+#include "protocol/BossNames.h"
+#include "protocol/ExecNames.h"
+#include "protocol/HistoryNames.h"
+#include "protocol/PermissionNames.h"
+#include "protocol/WireNames.h"
+
+#include <QJsonArray>
+#include <QUrlQuery>
+
+namespace flotilla::monitor {
+
+namespace k = ::flotilla::wire::key;
+namespace m = ::flotilla::wire::msg;
+namespace hk = ::flotilla::wire::history::key;
+namespace hp = ::flotilla::wire::history::param;
+namespace bk = ::flotilla::wire::boss::key;
+namespace pm = ::flotilla::wire::permission;
+
+using client::ConnectionState;
+using client::RestReply;
+
+namespace {
+QString pathId(const QString &id) {
+    return QString::fromLatin1(QUrl::toPercentEncoding(id));
+}
+
+QJsonArray toArray(const QStringList &ids) {
+    return QJsonArray::fromStringList(ids);
+}
+} // namespace
+
+MonitorSession::MonitorSession(QObject *parent)
+    : QObject(parent)
+    , m_tasks(this)
+    , m_notifications(QString(k::Id), 500, this)
+    , m_permissions(QString(k::Id), 1000, this)
+    , m_delegations(QString(k::Id), 1000, this) {
+    connect(&m_client, &client::ServiceClient::eventReceived, this, &MonitorSession::onEvent);
+    connect(&m_client, &client::ServiceClient::stateChanged, this, &MonitorSession::onStateChanged);
+}
+
+MonitorSession::~MonitorSession() = default;
+
+void MonitorSession::open(const client::Endpoint &endpoint) {
+    m_client.setEndpoint(endpoint);
+    m_client.connectToService();
+}
+
+void MonitorSession::close() {
+    m_client.disconnectFromService();
+}
+
+OutputModel &MonitorSession::output(const QString &agentId) {
+    OutputModel *&model = m_outputs[agentId];
+    if (!model)
+        model = new OutputModel(5000, this);
+    return *model;
+}
+
+void MonitorSession::onStateChanged(ConnectionState state) {
+    if (state == ConnectionState::Connected) {
+        // The service replays what is still pending on connect: start from an empty list so
+        // requests resolved while we were away do not linger.
+        m_permissions.reset({});
+        call(tr("load notifications"), QByteArrayLiteral("GET"),
+             QStringLiteral("/api/notifications?limit=500"), {}, [this](const RestReply &r) {
+                 if (!r.ok())
+                     return;
+                 QList<QJsonObject> items;
+                 for (const QJsonValue &v : r.body.array())
+                     items.append(v.toObject());
+                 m_notifications.reset(items);
+             });
+        loadSystemPrompt();
+        if (!m_selectedBoss.isEmpty())
+            selectBoss(m_selectedBoss);
+    }
+    Q_EMIT stateChanged(state);
+}
+
+void MonitorSession::call(const QString &what, const QByteArray &verb, const QString &path,
+                          const QJsonObject &body, Done done) {
+    auto finish = [this, what, done = std::move(done)](const RestReply &r) {
+        if (!r.ok()) {
+            qCInfo(lcMonitor) << what << "failed:" << r.status << r.error;
+            Q_EMIT actionFailed(what, r.error);
+        }
+        if (done)
+            done(r);
+    };
+    if (verb == "GET")
+        m_client.get(path, std::move(finish));
+    else if (verb == "POST")
+        m_client.post(path, body, std::move(finish));
+    else if (verb == "DELETE")
+        m_client.del(path, std::move(finish));
+    else if (verb == "PATCH")
+        m_client.patch(path, body, std::move(finish));
+    else
+        m_client.put(path, body, std::move(finish));
+}
+
+// POST /api/agents -> 201 agent | 400 | 409 | 422
+void MonitorSession::createAgent(const QJsonObject &fields, Done done) {
+    call(tr("create agent"), QByteArrayLiteral("POST"), QStringLiteral("/api/agents"), fields,
+         [this, done = std::move(done)](const RestReply &r) {
+             // The event brings it too; upserting now lets the caller select the row at once.
+             if (r.ok())
+                 m_agents.upsert(r.body.object());
+             if (done)
+                 done(r);
+         });
+}
+
+// A bulk answer is 200 even when some ids failed: {succeeded, failed: [{id, error}]}.
+static void reportBulkFailures(MonitorSession *session, const QString &what, const RestReply &r,
+                               void (MonitorSession::*signal)(const QString &, const QString &)) {
+    if (!r.ok())
+        return;
+    for (const QJsonValue &v : r.body.object().value(k::Failed).toArray()) {
+        const QJsonObject f = v.toObject();
+        Q_EMIT(session->*signal)
+        (what, f.value(k::Id).toString() + QStringLiteral(": ") + f.value(k::Error).toString());
+    }
+}
+
+void MonitorSession::deleteAgents(const QStringList &ids, Done done) {
+    const QString what = tr("delete agents");
+    call(what, QByteArrayLiteral("POST"), QStringLiteral("/api/agents/bulk/delete"),
+         {{k::AgentIds, toArray(ids)}}, [this, what, done = std::move(done)](const RestReply &r) {
+             reportBulkFailures(this, what, r, &MonitorSession::actionFailed);
+             if (done)
+                 done(r);
+         });
+}
+
+void MonitorSession::stopAgents(const QStringList &ids, Done done) {
+    const QString what = tr("stop agents");
+    call(what, QByteArrayLiteral("POST"), QStringLiteral("/api/agents/bulk/stop"),
+         {{k::AgentIds, toArray(ids)}}, [this, what, done = std::move(done)](const RestReply &r) {
+             reportBulkFailures(this, what, r, &MonitorSession::actionFailed);
+             if (done)
+                 done(r);
+         });
+}
+
+void MonitorSession::clearContext(const QStringList &ids, Done done) {
+    const QString what = tr("clear context");
+    call(what, QByteArrayLiteral("POST"), QStringLiteral("/api/agents/bulk/clear-context"),
+         {{k::AgentIds, toArray(ids)}}, [this, what, done = std::move(done)](const RestReply &r) {
+             reportBulkFailures(this, what, r, &MonitorSession::actionFailed);
+             if (r.ok()) {
+                 for (const QJsonValue &v : r.body.object().value(k::Succeeded).toArray()) {
+                     const QString id = v.toString();
+                     output(id).appendInfo(tr("[context cleared]"));
+                     m_historyCursor.remove(id); // a new conversation starts
+                 }
+             }
+             if (done)
+                 done(r);
+         });
+}
+
+// POST /api/agents/:id/message -> 200 {success, message: "sent" | "queued (position N)"}
+void MonitorSession::sendMessage(const QString &agentId, const QString &text, Done done) {
+    call(tr("send message"), QByteArrayLiteral("POST"),
+         QStringLiteral("/api/agents/%1/message").arg(pathId(agentId)), {{k::Message, text}},
+         [this, agentId, text, done = std::move(done)](const RestReply &r) {
+             if (r.ok())
+                 output(agentId).appendInfo(userLinePrefix() + text);
+             if (done)
+                 done(r);
+         });
+}
+
+void MonitorSession::loadSystemPrompt(Done done) {
+    call(tr("load system prompt"), QByteArrayLiteral("GET"),
+         QStringLiteral("/api/agents/system-settings/prompt"), {},
+         [this, done = std::move(done)](const RestReply &r) {
+             if (r.ok()) {
+                 const QString prompt = r.body.object().value(k::Prompt).toString();
+                 if (prompt != m_systemPrompt) {
+                     m_systemPrompt = prompt;
+                     Q_EMIT systemPromptChanged(prompt);
+                 }
+             }
+             if (done)
+                 done(r);
+         });
+}
+
+void MonitorSession::setSystemPrompt(const QString &prompt, Done done) {
+    call(tr("set system prompt"), QByteArrayLiteral("POST"),
+         QStringLiteral("/api/agents/system-settings/prompt"), {{k::Prompt, prompt}},
+         [this, done = std::move(done)](const RestReply &r) {
+             if (r.ok()) {
+                 const QString saved = r.body.object().value(k::Prompt).toString();
+                 if (saved != m_systemPrompt) {
+                     m_systemPrompt = saved;
+                     Q_EMIT systemPromptChanged(saved);
+                 }
+             }
+             if (done)
+                 done(r);
+         });
+}
+
+// DELETE /api/exec/tasks/:taskId -> 204 | 404
+void MonitorSession::killTask(const QString &taskId, Done done) {
+    call(tr("kill task"), QByteArrayLiteral("DELETE"),
+         QStringLiteral("/api/exec/tasks/%1").arg(pathId(taskId)), {}, std::move(done));
+}
+
+void MonitorSession::answerPermission(const QString &requestId, bool granted) {
+    QJsonObject payload{{pm::key::PermissionId, requestId}, {pm::key::Granted, granted}};
+    const QString agentId = m_permissions.itemById(requestId).value(k::AgentId).toString();
+    if (!agentId.isEmpty())
+        payload.insert(k::AgentId, agentId);
+    if (!m_client.sendEvent(QString(pm::msg::Response), payload)) {
+        Q_EMIT actionFailed(tr("answer permission request"), tr("not connected to the service"));
+        return;
+    }
+    // permission_resolved removes it from the list; until then it stays visible.
+}
+
+void MonitorSession::loadOlderHistory(const QString &agentId,
+                                      std::function<void(bool hasMore)> done) {
+    HistoryCursor &cursor = m_historyCursor[agentId];
+    if (cursor.loading || cursor.exhausted) {
+        if (done && cursor.exhausted)
+            done(false);
+        return;
+    }
+    if (cursor.oldestIndex < 0)
+        cursor.liveSince = output(agentId).oldestTimestamp();
+    cursor.loading = true;
+    // offset counts back from the newest entry; the page must end where the last one began.
+    const qint64 offset = cursor.oldestIndex < 0 ? 0 : cursor.lastTotal - cursor.oldestIndex;
+    QUrlQuery query;
+    query.addQueryItem(QString(hp::Limit), QString::number(kHistoryPageSize));
+    query.addQueryItem(QString(hp::Offset), QString::number(offset));
+    query.addQueryItem(QString(hp::IncludeSubagents), QStringLiteral("false"));
+    if (!cursor.sessionId.isEmpty())
+        query.addQueryItem(QString(hp::SessionId), cursor.sessionId);
+    const QString path = QStringLiteral("/api/agents/%1/history?").arg(pathId(agentId)) +
+                         query.toString(QUrl::FullyEncoded);
+    call(tr("load history"), QByteArrayLiteral("GET"), path, {},
+         [this, agentId, offset, done = std::move(done)](const RestReply &r) {
+             HistoryCursor &c = m_historyCursor[agentId];
+             c.loading = false;
+             if (!r.ok()) {
+                 if (done)
+                     done(false);
+                 return;
+             }
+             const QJsonObject page = r.body.object();
+             const qint64 total = page.value(hk::TotalCount).toInteger();
+             const QJsonArray messages = page.value(hk::Messages).toArray();
+             c.sessionId = page.value(k::SessionId).toString();
+             // Absolute index (from the oldest) of messages[0]; entries the CLI appended since
+             // the last page shift the window, so anything at or past oldestIndex is a repeat.
+             const qint64 first = total - offset - messages.size();
+             QList<OutputEntry> older;
+             for (qsizetype i = 0; i < messages.size(); ++i) {
+                 if (c.oldestIndex >= 0 && first + i >= c.oldestIndex)
+                     continue;
+                 const QJsonObject entry = messages[i].toObject();
+                 const qint64 ts = entry.value(k::Timestamp).toInteger();
+                 if (c.liveSince > 0 && ts >= c.liveSince)
+                     continue; // already on screen from the live stream
+                 older.append(entriesFromHistory(entry));
+             }
+             c.oldestIndex = std::max<qint64>(0, first);
+             c.lastTotal = total;
+             const bool hasMore = page.value(hk::HasMore).toBool() && c.oldestIndex > 0;
+             c.exhausted = !hasMore;
+             output(agentId).prependHistory(older);
+             if (done)
+                 done(hasMore);
+         });
+}
+
+void MonitorSession::searchHistory(const QString &agentId, const QString &query, Done done) {
+    QUrlQuery q;
+    q.addQueryItem(QString(hp::Q), query);
+    q.addQueryItem(QString(hp::Limit), QString::number(kHistoryPageSize));
+    call(tr("search history"), QByteArrayLiteral("GET"),
+         QStringLiteral("/api/agents/%1/search?").arg(pathId(agentId)) +
+             q.toString(QUrl::FullyEncoded),
+         {}, std::move(done));
+}
+
+// GET /api/agents/:id/delegations -> 200 {bossId, decisions} | 404
+void MonitorSession::selectBoss(const QString &bossId) {
+    if (bossId != m_selectedBoss) {
+        m_selectedBoss = bossId;
+        m_delegations.reset({});
+    }
+    if (bossId.isEmpty())
+        return;
+    call(tr("load delegations"), QByteArrayLiteral("GET"),
+         QStringLiteral("/api/agents/%1/delegations?limit=1000").arg(pathId(bossId)), {},
+         [this, bossId](const RestReply &r) {
+             if (r.ok() && bossId == m_selectedBoss)
+                 onDelegationHistory(r.body.object());
+         });
+}
+
+void MonitorSession::requestSync() {
+    m_client.sendEvent(QString(m::RequestSync));
+}
+
+} // namespace flotilla::monitor

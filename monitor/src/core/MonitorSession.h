@@ -49,6 +49,11 @@ public:
     void loadOlderHistory(const QString &agentId, std::function<void(bool hasMore)> done = {});
     void searchHistory(const QString &agentId, const QString &query, Done done = {});
     void selectBoss(const QString &bossId); // loads its delegation history into delegations()
+    QString selectedBoss() const { return m_selectedBoss; }
+    void requestSync(); // asks the service for a fresh agents_update (over the WebSocket)
+    // How long a completed exec task stays in tasks() (default 60 s; tests shorten it).
+    void setCompletedTaskLingerMs(int ms) { m_taskLingerMs = ms; }
+    static constexpr int kHistoryPageSize = 50;
 
 Q_SIGNALS:
     void stateChanged(flotilla::client::ConnectionState state);
@@ -58,9 +63,38 @@ Q_SIGNALS:
     void permissionResolved(const QString &requestId);
     void systemPromptChanged(const QString &prompt);
     void actionFailed(const QString &what, const QString &error); // REST refusals, for the UI
+    void agentFocusRequested(const QString &agentId);             // focus_agent
 
 private:
+    using Handler = void (MonitorSession::*)(const QJsonValue &payload);
+    static const QHash<QString, Handler> &handlers();
     void onEvent(const QString &type, const QJsonValue &payload);
+    void onStateChanged(client::ConnectionState state);
+    // Event handlers (SessionEvents.cpp), one per server message type.
+    void onAgentsUpdate(const QJsonValue &payload);
+    void onAgentCreated(const QJsonValue &payload);
+    void onAgentUpdated(const QJsonValue &payload);
+    void onAgentDeleted(const QJsonValue &payload);
+    void onOutput(const QJsonValue &payload);
+    void onContextUpdate(const QJsonValue &payload);
+    void onCompactingStatus(const QJsonValue &payload);
+    void onNotification(const QJsonValue &payload);
+    void onExecStarted(const QJsonValue &payload);
+    void onExecOutput(const QJsonValue &payload);
+    void onExecCompleted(const QJsonValue &payload);
+    void onPermissionRequest(const QJsonValue &payload);
+    void onPermissionResolved(const QJsonValue &payload);
+    void onDelegationDecision(const QJsonValue &payload);
+    void onDelegationHistory(const QJsonValue &payload);
+    void onFocusAgent(const QJsonValue &payload);
+    void onServiceError(const QJsonValue &payload);
+    void onIgnored(const QJsonValue &payload);
+    // Exec tasks that ended while the channel was down never get their completion event.
+    void reconcileTasks();
+    void finishTask(const QString &taskId, const QJsonObject &completion);
+    // Runs a REST call; a refusal also goes to actionFailed(what, error).
+    void call(const QString &what, const QByteArray &verb, const QString &path,
+              const QJsonObject &body, Done done);
 
     client::ServiceClient m_client;
     AgentsModel m_agents;
@@ -69,7 +103,19 @@ private:
     JsonListModel m_permissions;
     JsonListModel m_delegations;
     QHash<QString, OutputModel *> m_outputs; // children of this
-    QHash<QString, QString> m_historyCursor; // agentId -> paging cursor
+    // History paging per agent: the session being paged, the absolute index (from the oldest)
+    // of the oldest entry shown, and the time of the oldest live entry (history at or after it
+    // is already on screen).
+    struct HistoryCursor {
+        QString sessionId;
+        qint64 oldestIndex = -1; // -1: nothing loaded yet
+        qint64 lastTotal = 0;
+        qint64 liveSince = 0;
+        bool loading = false;
+        bool exhausted = false;
+    };
+    QHash<QString, HistoryCursor> m_historyCursor;
+    int m_taskLingerMs = 60000;
     QString m_systemPrompt;
     QString m_selectedBoss;
 };

@@ -24,7 +24,7 @@ class OutputModel final : public QAbstractListModel {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(OutputModel)
 public:
-    enum Role { KindRole = Qt::UserRole + 1, ToolNameRole, TimestampRole };
+    enum Role { KindRole = Qt::UserRole + 1, ToolNameRole, TimestampRole, OpenRole };
 
     explicit OutputModel(int capacity = 5000, QObject *parent = nullptr);
 
@@ -35,11 +35,26 @@ public:
     void appendChunk(const QJsonObject &chunk);
     // Older entries from GET /api/agents/:id/history, oldest first; inserted at the top.
     void prependHistory(const QList<OutputEntry> &older);
+    // A line of the monitor's own (what was sent, "context cleared", compacting...).
+    void appendInfo(const QString &text, qint64 timestamp = 0);
     void clear();
     int capacity() const { return m_capacity; }
     qint64 droppedCount() const { return m_dropped; } // entries dropped by the bound
+    const OutputEntry &entry(int row) const { return m_entries[size_t(row)]; }
+    // Timestamp of the oldest entry that has one (0 if none): where history paging must stop.
+    qint64 oldestTimestamp() const;
+    // Longest tool result kept, in lines; the rest is summarised in one Info line.
+    static constexpr int kMaxToolResultLines = 200;
 
 private:
+    void appendDelta(const QString &text, qint64 timestamp);
+    void appendLines(OutputEntry::Kind kind, const QString &text, const QString &toolName,
+                     qint64 timestamp, int maxLines = -1);
+    void closeOpenEntry();
+    // Appends finished entries in one insertion and trims the front to the capacity.
+    void push(std::deque<OutputEntry> fresh);
+    bool lastIsOpen() const { return !m_entries.empty() && m_entries.back().open; }
+
     int m_capacity;
     qint64 m_dropped = 0;
     std::deque<OutputEntry> m_entries;
