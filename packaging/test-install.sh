@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Real install test of the two .debs, as root, in a fresh Debian 12 (bookworm) root:
+#   debootstrap (minbase, from deb.debian.org) -> apt-get install ./flotilla_*.deb
+#   ./flotilla-monitor_*.deb (dependencies from the archive) -> every library resolves ->
+#   flotillad runs as a normal user with a temporary HOME on a free port, with a token ->
+#   GET /api/health, token enforced -> SIGTERM, exit 0 -> apt-get remove --purge -> no file of
+#   ours is left.
+#
+#   packaging/test-install.sh [DEB_DIR]     default DEB_DIR: build-debs/packaging/debs (made
+#                                           with packaging/build-debs.sh when it has no .debs)
+# Needs root and network (deb.debian.org). Not run in CI (a few minutes). The bootstrapped root
+# is cached as a tarball in /var/cache/flotilla-test-install (FLOTILLA_TEST_INSTALL_CACHE), and
+# so are the downloaded .debs, so reruns mostly skip the network. KEEP_ROOT=1 keeps the root.
+set -euo pipefail
+
+src="$(cd "$(dirname "$0")/.." && pwd)"
+debs_dir="${1:-$src/build-debs/packaging/debs}"
+suite=bookworm
+mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+cache="${FLOTILLA_TEST_INSTALL_CACHE:-/var/cache/flotilla-test-install}"
+tarball="$cache/$suite-minbase.tar.gz"
+start_time=$SECONDS
+
+log() { printf '[test-install %4ds] %s\n' "$((SECONDS - start_time))" "$*"; }
+die() { log "FAIL: $*"; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot, mounts)"
+command -v curl >/dev/null || die "curl missing (scripts/install-deps.sh)"
+
+if ! ls "$debs_dir"/flotilla_*.deb >/dev/null 2>&1; then
+  log "no packages in $debs_dir: building them with packaging/build-debs.sh"
+  "$src/packaging/build-debs.sh"
+  debs_dir="$src/build-debs/packaging/debs"
+fi
+service_deb="$(ls "$debs_dir"/flotilla_*.deb | head -n1)"
+monitor_deb="$(ls "$debs_dir"/flotilla-monitor_*.deb | head -n1)"
+log "packages: $(basename "$service_deb") $(basename "$monitor_deb")"
+
+if ! command -v debootstrap >/dev/null; then
+  log "installing debootstrap"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null ||
+    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; }
+fi
+
+root="$(mktemp -d /var/tmp/flotilla-test-install.XXXXXX)"
+flotillad_pid=""
+
+unmount_all() { # deepest first; lazy, so a busy mount still goes
+  local m
+  for m in $(awk -v r="$root" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r); do
+    umount -l "$m" || true
+  done
+}
+cleanup() {
+  local rc=$?
+  if [ -n "$flotillad_pid" ] && kill -0 "$flotillad_pid" 2>/dev/null; then
+    kill -KILL "$flotillad_pid" 2>/dev/null || true
+  fi
+  unmount_all
+  if awk -v r="$root" 'index($2, r) == 1 {found = 1} END {exit !found}' /proc/mounts; then
+    log "mounts remain under $root: not deleting it"
+  elif [ "${KEEP_ROOT:-0}" = 1 ]; then
+    log "kept $root"
+  else
+    rm -rf --one-file-system "$root"
+  fi
+  log "total time $((SECONDS - start_time)) s, exit $rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- a fresh Debian 12 root ----------------------------------------------------------------
+mkdir -p "$cache/archives"
+if [ -f "$tarball" ]; then
+  log "unpacking cached $suite root $tarball"
+  tar -xzf "$tarball" -C "$root"
+else
+  log "debootstrap --variant=minbase $suite from $mirror"
+  debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
+    { tail -20 "$cache/debootstrap.log"; die "debootstrap failed"; }
+  rm -f "$root"/var/cache/apt/archives/*.deb
+  tar -czf "$tarball.tmp" -C "$root" --exclude=./proc --exclude=./sys --exclude=./dev . &&
+    mv "$tarball.tmp" "$tarball"
+fi
+grep -q '^12' "$root/etc/debian_version" || die "not Debian 12: $(cat "$root/etc/debian_version")"
+mkdir -p "$root/proc" "$root/dev" "$root/sys"
+mount -t proc proc "$root/proc"
+mount --rbind /dev "$root/dev"
+mount --make-rslave "$root/dev"
+mount --bind "$cache/archives" "$root/var/cache/apt/archives"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+# No daemons start inside the chroot (dependencies such as dbus ship init scripts).
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+  DEBIAN_FRONTEND=noninteractive "$@"; }
+
+# --- install -------------------------------------------------------------------------------
+mkdir -p "$root/tmp/debs"
+cp "$service_deb" "$monitor_deb" "$root/tmp/debs/"
+log "apt-get update"
+in_root apt-get update -q >/dev/null
+log "apt-get install -y ./$(basename "$service_deb") ./$(basename "$monitor_deb")"
+before="$(in_root dpkg-query -W -f='${Package}\n' | wc -l)"
+in_root sh -c "cd /tmp/debs && apt-get install -y -q ./$(basename "$service_deb") \
+  ./$(basename "$monitor_deb")" >"$root/tmp/apt-install.log" 2>&1 ||
+  { tail -30 "$root/tmp/apt-install.log"; die "apt-get install failed"; }
+after="$(in_root dpkg-query -W -f='${Package}\n' | wc -l)"
+grep -E '^(Setting up flotilla|The following NEW packages)' "$root/tmp/apt-install.log" || true
+log "installed: $((after - before)) packages (flotilla, flotilla-monitor and their dependencies)"
+for p in flotilla flotilla-monitor; do
+  in_root dpkg-query -W -f='${Package} ${Version} ${Status}\n' "$p" | grep 'install ok installed' ||
+    die "$p is not installed"
+done
+
+owned="$root/tmp/owned.txt"
+in_root dpkg -L flotilla flotilla-monitor | sort -u >"$owned"
+log "the packages own $(wc -l <"$owned") paths"
+for bin in /usr/bin/flotillad /usr/bin/flotilla-monitor; do
+  missing="$(in_root ldd "$bin" | grep 'not found' || true)"
+  [ -z "$missing" ] || die "$bin: unresolved libraries: $missing"
+done
+log "every library of flotillad and flotilla-monitor resolves"
+in_root sh -c 'ls /usr/lib/*/qt6/plugins/sqldrivers/libqsqlite.so' >/dev/null ||
+  die "the Qt SQLite driver is not installed"
+in_root sh -c 'ls /usr/lib/*/qt6/plugins/platforms/libqxcb.so' >/dev/null ||
+  die "the Qt xcb platform plugin is not installed"
+in_root test -f /usr/lib/systemd/user/flotillad.service || die "user unit missing"
+in_root flotillad --version
+
+# --- run flotillad as a normal user ---------------------------------------------------------
+in_root useradd --create-home --shell /bin/bash flotest
+home="$(in_root runuser -u flotest -- mktemp -d /tmp/home.XXXXXX)"
+token="test-install-$RANDOM$RANDOM"
+# --port 0 picks a free port; flotillad prints it ("listening on 127.0.0.1:PORT").
+log "starting flotillad as flotest, HOME=$home, --port 0, with AUTH_TOKEN"
+chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin runuser -u flotest -- \
+  /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" AUTH_TOKEN="$token" \
+  /usr/bin/flotillad --port 0 >"$root/tmp/flotillad.log" 2>&1 &
+flotillad_pid=$!
+port=""
+for _ in $(seq 1 100); do
+  port="$(sed -n 's/^flotillad: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$root/tmp/flotillad.log")"
+  [ -n "$port" ] && break
+  kill -0 "$flotillad_pid" 2>/dev/null || { cat "$root/tmp/flotillad.log"; die "flotillad exited"; }
+  sleep 0.1
+done
+[ -n "$port" ] || { cat "$root/tmp/flotillad.log"; die "flotillad did not report a port"; }
+# chroot execs env, which execs runuser; runuser's child is flotillad.
+daemon_pid="$(pgrep -P "$flotillad_pid" -x flotillad)" || die "no flotillad process"
+log "flotillad pid $daemon_pid listening on 127.0.0.1:$port"
+
+health="$(curl -fsS "http://127.0.0.1:$port/api/health")" || die "GET /api/health failed"
+log "GET /api/health -> $health"
+grep -q '"status":"ok"' <<<"$health" || die "health is not ok"
+grep -q '"authRequired":true' <<<"$health" || die "health does not report the token"
+code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/agents")"
+[ "$code" = 401 ] || die "GET /api/agents without the token -> $code, expected 401"
+code="$(curl -s -o /dev/null -w '%{http_code}' -H "X-Auth-Token: $token" \
+  "http://127.0.0.1:$port/api/agents")"
+[ "$code" = 200 ] || die "GET /api/agents with the token -> $code, expected 200"
+log "GET /api/agents: 401 without the token, 200 with it"
+[ -d "$root$home/.local/share/flotilla" ] || die "no data directory in $home/.local/share/flotilla"
+log "data directory: $(cd "$root$home/.local/share/flotilla" && ls | tr '\n' ' ')"
+
+kill -TERM "$daemon_pid"
+rc=0
+wait "$flotillad_pid" || rc=$?
+flotillad_pid=""
+cat "$root/tmp/flotillad.log"
+[ "$rc" = 0 ] || die "flotillad exited with $rc after SIGTERM, expected 0"
+log "flotillad stopped cleanly on SIGTERM (exit 0)"
+
+# --- remove ----------------------------------------------------------------------------------
+log "apt-get remove --purge -y flotilla flotilla-monitor"
+in_root apt-get remove --purge -y -q flotilla flotilla-monitor >"$root/tmp/apt-remove.log" 2>&1 ||
+  { cat "$root/tmp/apt-remove.log"; die "apt-get remove failed"; }
+grep -E '^(Removing|Purging)' "$root/tmp/apt-remove.log" || true
+for p in flotilla flotilla-monitor; do
+  if in_root dpkg -L "$p" >/dev/null 2>&1; then die "dpkg -L $p still lists files"; fi
+  status="$(in_root dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+  case "$status" in "" | "unknown ok not-installed" | "purge ok not-installed") ;;
+    *) die "$p status after purge: $status" ;; esac
+done
+left=0
+while IFS= read -r path; do
+  [ -n "$path" ] && [ "$path" != /. ] || continue
+  if [ -d "$root$path" ] && [ ! -L "$root$path" ]; then
+    # Shared directories (/usr/bin, /usr/share/man/man1...) stay; ours must be gone.
+    case "$path" in /usr/share/doc/flotilla* ) log "left: $path/"; left=1 ;; esac
+  elif [ -e "$root$path" ] || [ -L "$root$path" ]; then
+    log "left: $path"; left=1
+  fi
+done <"$owned"
+[ "$left" = 0 ] || die "files of the packages remain after purge"
+log "purged: dpkg -L lists nothing, none of the $(wc -l <"$owned") paths remain"
+in_root apt-get autoremove --purge -y -q >/dev/null
+log "autoremove: back to $(in_root dpkg-query -W -f='${Package}\n' | wc -l) packages (was $before)"
+log "PASS"
