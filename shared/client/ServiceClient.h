@@ -11,6 +11,7 @@
 #include <QByteArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMetaType>
 #include <QObject>
 #include <QUrl>
 
@@ -90,3 +91,6 @@ private:
 };
 
 } // namespace flotilla::client
+
+// For QSignalSpy and queued connections of stateChanged.
+Q_DECLARE_METATYPE(flotilla::client::ConnectionState)

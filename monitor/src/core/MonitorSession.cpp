@@ -8,6 +8,7 @@
 #include "protocol/PermissionNames.h"
 #include "protocol/WireNames.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QUrlQuery>
 
@@ -167,11 +168,19 @@ void MonitorSession::clearContext(const QStringList &ids, Done done) {
 
 // POST /api/agents/:id/message -> 200 {success, message: "sent" | "queued (position N)"}
 void MonitorSession::sendMessage(const QString &agentId, const QString &text, Done done) {
+    // Shown at once, before the answer, so it precedes the turn's output; its time is also
+    // where history paging stops (the CLI records the message after this moment).
+    output(agentId).appendInfo(userLinePrefix() + text, QDateTime::currentMSecsSinceEpoch());
     call(tr("send message"), QByteArrayLiteral("POST"),
          QStringLiteral("/api/agents/%1/message").arg(pathId(agentId)), {{k::Message, text}},
-         [this, agentId, text, done = std::move(done)](const RestReply &r) {
-             if (r.ok())
-                 output(agentId).appendInfo(userLinePrefix() + text);
+         [this, agentId, done = std::move(done)](const RestReply &r) {
+             if (!r.ok()) {
+                 OutputModel &out = output(agentId);
+                 out.appendChunk({{k::AgentId, agentId},
+                                  {k::Text, tr("Error: not sent: %1").arg(r.error)},
+                                  {k::IsStreaming, false},
+                                  {k::Timestamp, QDateTime::currentMSecsSinceEpoch()}});
+             }
              if (done)
                  done(r);
          });
