@@ -115,8 +115,10 @@ for deb in "${debs[@]}"; do dpkg-deb -x "$deb" "$stage/root"; done
 step "lintian"
 expected="$src/packaging/lintian-expected.txt"
 lintian_out="$stage/lintian.txt"
-# --fail-on error: errors fail; warnings and info are printed, then compared with the expected list.
-if ! lintian --fail-on error --info "${debs[@]}" >"$lintian_out" 2>"$stage/lintian.err"; then
+# --fail-on error: errors fail; warnings must be in the expected list; info tags are printed
+# (reusing a tree built without dpkg-buildflags, e.g. CI's, shows hardening-no-fortify-functions
+# and hardening-no-bindnow: the packages from the default mode are built with them).
+if ! lintian --fail-on error --display-info "${debs[@]}" >"$lintian_out" 2>"$stage/lintian.err"; then
   cat "$lintian_out" "$stage/lintian.err"
   failed "lintian reported errors"
 else

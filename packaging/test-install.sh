@@ -44,6 +44,8 @@ fi
 
 root="$(mktemp -d /var/tmp/flotilla-test-install.XXXXXX)"
 flotillad_pid=""
+manager_pid=""
+unit_cg=""
 
 unmount_all() { # deepest first; lazy, so a busy mount still goes
   local m
@@ -55,6 +57,12 @@ cleanup() {
   local rc=$?
   if [ -n "$flotillad_pid" ] && kill -0 "$flotillad_pid" 2>/dev/null; then
     kill -KILL "$flotillad_pid" 2>/dev/null || true
+  fi
+  if [ -n "${manager_pid:-}" ]; then kill -TERM "$manager_pid" 2>/dev/null || true; sleep 1; fi
+  if [ -n "${unit_cg:-}" ] && [ -d "$unit_cg" ]; then
+    find "$unit_cg" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+    sleep 0.2
+    find "$unit_cg" -depth -type d -exec rmdir {} + 2>/dev/null || true
   fi
   unmount_all
   if awk -v r="$root" 'index($2, r) == 1 {found = 1} END {exit !found}' /proc/mounts; then
@@ -84,7 +92,11 @@ else
 fi
 grep -q '^12' "$root/etc/debian_version" || die "not Debian 12: $(cat "$root/etc/debian_version")"
 mkdir -p "$root/proc" "$root/dev" "$root/sys"
+# The root is a mount point of its own, as systemd's namespace set-up (the unit phase) expects.
+mount --bind "$root" "$root"
 mount -t proc proc "$root/proc"
+mount --rbind /sys "$root/sys"
+mount --make-rslave "$root/sys"
 mount --rbind /dev "$root/dev"
 mount --make-rslave "$root/dev"
 mount --bind "$cache/archives" "$root/var/cache/apt/archives"
@@ -127,6 +139,16 @@ in_root sh -c 'ls /usr/lib/*/qt6/plugins/platforms/libqxcb.so' >/dev/null ||
   die "the Qt xcb platform plugin is not installed"
 in_root test -f /usr/lib/systemd/user/flotillad.service || die "user unit missing"
 in_root flotillad --version
+# The monitor starts with the offscreen platform (no display here): it must find its libraries
+# and plugins. Its own behaviour is tested elsewhere; 124 means still running after 3 s.
+rc=0
+in_root runuser -u nobody -- env HOME=/tmp QT_QPA_PLATFORM=offscreen \
+  timeout 3 flotilla-monitor >"$root/tmp/monitor.log" 2>&1 || rc=$?
+if grep -Eq 'error while loading shared libraries|Could not (load|find) the Qt platform plugin' \
+     "$root/tmp/monitor.log"; then
+  cat "$root/tmp/monitor.log"; die "flotilla-monitor cannot start"
+fi
+log "flotilla-monitor -platform offscreen: exit $rc after 3 s (124 = still running)"
 
 # --- run flotillad as a normal user ---------------------------------------------------------
 in_root useradd --create-home --shell /bin/bash flotest
@@ -170,6 +192,97 @@ flotillad_pid=""
 cat "$root/tmp/flotillad.log"
 [ "$rc" = 0 ] || die "flotillad exited with $rc after SIGTERM, expected 0"
 log "flotillad stopped cleanly on SIGTERM (exit 0)"
+
+# --- the same through the packaged systemd user unit ----------------------------------------
+# A user manager (systemd --user) for flotest inside the root, in a cgroup delegated to it as
+# user@.service would, then: systemctl --user start flotillad. This runs the unit's sandboxing
+# for real. It needs cgroup and user-namespace support from the host; where the manager itself
+# cannot start, the phase is skipped with the reason (FLOTILLA_TEST_UNIT=0 skips it always,
+# =1 makes a skip a failure).
+unit_phase() {
+  log "unit phase: apt-get install systemd (the user manager), systemctl --user start flotillad"
+  in_root apt-get install -y -q --no-install-recommends systemd >"$root/tmp/apt-systemd.log" 2>&1 ||
+    { tail "$root/tmp/apt-systemd.log"; die "installing systemd in the root failed"; }
+  local uid cg run env_file
+  uid="$(in_root id -u flotest)"
+  run="/run/user/$uid"
+  in_root install -d -o flotest -g flotest -m 700 "$run"
+  cg=""
+  for base in /sys/fs/cgroup/unified /sys/fs/cgroup/systemd /sys/fs/cgroup; do
+    if [ -f "$base/cgroup.procs" ] && mkdir "$base/flotilla-test-install-$$" 2>/dev/null; then
+      cg="$base/flotilla-test-install-$$"
+      unit_cg="$cg"
+      break
+    fi
+  done
+  [ -n "$cg" ] || { unit_result="SKIP: no writable cgroup hierarchy to delegate"; return 0; }
+  chown -R "$uid:$uid" "$cg"
+  # The unit reads its token from ~/.config/flotilla/flotillad.env, as documented.
+  env_file="$home/.config/flotilla/flotillad.env"
+  in_root runuser -u flotest -- install -D -m 600 /dev/null "$env_file"
+  printf 'AUTH_TOKEN=%s
+FLOTILLA_PORT=0
+' "$token" >"$root$env_file"
+  # Start the manager inside the delegated cgroup (the subshell moves itself there first).
+  (
+    echo "$BASHPID" >"$cg/cgroup.procs"
+    exec chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin runuser -u flotest -- \
+      /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="$run" \
+      /usr/lib/systemd/systemd --user
+  ) >"$root/tmp/systemd-user.log" 2>&1 &
+  manager_pid=$!
+  local ctl=(chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin runuser -u flotest --
+             /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="$run")
+  for _ in $(seq 1 100); do
+    [ -S "$root$run/systemd/private" ] && break
+    kill -0 "$manager_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ ! -S "$root$run/systemd/private" ]; then
+    unit_result="SKIP: systemd --user did not start here: $(tail -n 3 "$root/tmp/systemd-user.log" | tr '\n' ' ')"
+    return 0
+  fi
+  if ! "${ctl[@]}" systemctl --user start flotillad; then
+    "${ctl[@]}" systemctl --user status --no-pager flotillad || true
+    unit_result="FAIL: systemctl --user start flotillad failed"
+    return 0
+  fi
+  local upid="" uport="$port" # the port the plain run just used and freed
+  for _ in $(seq 1 100); do
+    upid="$("${ctl[@]}" systemctl --user show -p MainPID --value flotillad)"
+    [ -n "$upid" ] && [ "$upid" != 0 ] && curl -fsS -o /dev/null "http://127.0.0.1:$uport/api/health" \
+      2>/dev/null && break
+    sleep 0.1
+  done
+  "${ctl[@]}" systemctl --user status --no-pager flotillad | head -n 12 || true
+  local h
+  h="$(curl -fsS "http://127.0.0.1:$uport/api/health")" ||
+    { unit_result="FAIL: GET /api/health under the unit"; return 0; }
+  log "unit: flotillad pid $upid on port $uport, GET /api/health -> $h"
+  grep -q '"authRequired":true' <<<"$h" ||
+    { unit_result="FAIL: the unit did not pass AUTH_TOKEN from flotillad.env"; return 0; }
+  # Inside the sandbox: the file system is read-only but for the home, /tmp is private.
+  log "unit: NoNewPrivs=$(awk '/NoNewPrivs/ {print $2}' "/proc/$upid/status") Seccomp=$(awk '/^Seccomp:/ {print $2}' "/proc/$upid/status")"
+  "${ctl[@]}" systemctl --user stop flotillad
+  local result
+  result="$("${ctl[@]}" systemctl --user show -p Result -p ExecMainStatus flotillad | tr '\n' ' ')"
+  log "unit: stopped: $result"
+  case "$result" in *"Result=success"*) unit_result="PASS" ;;
+    *) unit_result="FAIL: stop result $result" ;; esac
+}
+unit_result="SKIP: FLOTILLA_TEST_UNIT=0"
+manager_pid=""
+if [ "${FLOTILLA_TEST_UNIT:-auto}" != 0 ]; then unit_phase; fi
+if [ -n "$manager_pid" ]; then
+  kill -TERM "$manager_pid" 2>/dev/null || true
+  wait "$manager_pid" 2>/dev/null || true
+  manager_pid=""
+fi
+log "unit phase: $unit_result"
+case "$unit_result" in
+  FAIL*) die "systemd user unit: $unit_result" ;;
+  SKIP*) [ "${FLOTILLA_TEST_UNIT:-auto}" != 1 ] || die "systemd user unit: $unit_result" ;;
+esac
 
 # --- remove ----------------------------------------------------------------------------------
 log "apt-get remove --purge -y flotilla flotilla-monitor"
