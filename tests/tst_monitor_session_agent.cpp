@@ -1,0 +1,146 @@
+// The monitor following a real agent turn: the in-process service drives the pinned Claude
+// Code CLI against the scripted model (AgentRig); the session, connected over loopback, turns
+// the streamed output into lines and tool entries, follows status and context, and pages the
+// conversation's history from the CLI's session file without repeating what it streamed.
+
+#include "core/MonitorSession.h"
+#include "protocol/WireNames.h"
+#include "support/AgentRig.h"
+#include "support/MonitorFixture.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace flotilla::test;
+using namespace flotilla::monitor;
+using flotilla::client::ConnectionState;
+namespace k = flotilla::wire::key;
+
+namespace {
+
+QStringList texts(const OutputModel &m) {
+    QStringList out;
+    for (int row = 0; row < m.rowCount(); ++row)
+        out << m.index(row).data().toString();
+    return out;
+}
+
+int rowOfKind(const OutputModel &m, OutputEntry::Kind kind, int from = 0) {
+    for (int row = from; row < m.rowCount(); ++row) {
+        if (m.index(row).data(OutputModel::KindRole).toInt() == int(kind))
+            return row;
+    }
+    return -1;
+}
+
+bool open(MonitorSession &s, AgentRig &rig) {
+    QSignalSpy resynced(&s, &MonitorSession::resynced);
+    s.open({rig.svc->url(QString()), rig.token});
+    return QTest::qWaitFor([&] { return !resynced.isEmpty(); }, 10000);
+}
+
+} // namespace
+
+class TestMonitorSessionAgent final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void streamedTurnBecomesLines() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        MonitorSession s;
+        QVERIFY(open(s, rig));
+        QCOMPARE(s.agents().agentIds(), QStringList{rig.agentId});
+
+        rig.mock.setUsage(1000, 20);
+        rig.mock.queueToolUse(QStringLiteral("Bash"),
+                              {{QStringLiteral("command"), QStringLiteral("echo monitor-tool-ok")},
+                               {QStringLiteral("description"), QStringLiteral("probe")}});
+        rig.mock.queueText(QStringLiteral("All done.\nSecond line."), 6);
+        const auto sent = waitReply(
+            [&](auto cb) { s.sendMessage(rig.agentId, QStringLiteral("run the probe"), cb); });
+        QCOMPARE(sent.status, 200);
+        QVERIFY(rig.waitTurns(1));
+
+        OutputModel &out = s.output(rig.agentId);
+        // The final chunk closes the turn: nothing is left open.
+        QTRY_VERIFY(out.rowCount() > 0 &&
+                    !out.index(out.rowCount() - 1).data(OutputModel::OpenRole).toBool());
+        const QStringList lines = texts(out);
+        QCOMPARE(lines.first(), QStringLiteral("> run the probe"));
+        const int call = rowOfKind(out, OutputEntry::ToolCall);
+        QVERIFY2(call > 0, qPrintable(lines.join(QLatin1Char('|'))));
+        QVERIFY(lines[call].startsWith(QStringLiteral("Bash  {")));
+        QVERIFY(lines[call].contains(QStringLiteral("echo monitor-tool-ok")));
+        const int result = rowOfKind(out, OutputEntry::ToolResult, call);
+        QVERIFY(result > call);
+        QCOMPARE(lines[result], QStringLiteral("monitor-tool-ok"));
+        QCOMPARE(lines.mid(lines.size() - 2),
+                 QStringList({QStringLiteral("All done."), QStringLiteral("Second line.")}));
+
+        // Status and context through agent_updated / context_update.
+        const int row = s.agents().rowOf(rig.agentId);
+        QTRY_COMPARE(s.agents().index(row, AgentsModel::Status).data().toString(),
+                     QStringLiteral("idle"));
+        QTRY_COMPARE(s.agents().index(row, 0).data(AgentsModel::ContextUsedRole).toLongLong(),
+                     1000);
+        QVERIFY(s.agents().index(row, 0).data(AgentsModel::ContextLimitRole).toLongLong() > 0);
+
+        // Paging back from the live view: the page is this very turn, already on screen.
+        const int before = out.rowCount();
+        bool more = true;
+        bool called = false;
+        s.loadOlderHistory(rig.agentId, [&](bool hasMore) {
+            called = true;
+            more = hasMore;
+        });
+        QTRY_VERIFY(called);
+        QVERIFY(!more);
+        QCOMPARE(out.rowCount(), before);
+
+        // A monitor started later reads the same conversation from history.
+        MonitorSession later;
+        QVERIFY(open(later, rig));
+        called = false;
+        later.loadOlderHistory(rig.agentId, [&](bool hasMore) {
+            called = true;
+            more = hasMore;
+        });
+        QTRY_VERIFY(called);
+        QVERIFY(!more);
+        const OutputModel &history = later.output(rig.agentId);
+        const QStringList old = texts(history);
+        QVERIFY2(old.size() >= 5, qPrintable(old.join(QLatin1Char('|'))));
+        // The user's message (the CLI may put reminder lines before it in the same entry).
+        const int asked = int(old.indexOf(QStringLiteral("> run the probe")) >= 0
+                                  ? old.indexOf(QStringLiteral("> run the probe"))
+                                  : old.indexOf(QStringLiteral("run the probe")));
+        QVERIFY2(asked >= 0, qPrintable(old.join(QLatin1Char('|'))));
+        QCOMPARE(history.index(asked).data(OutputModel::KindRole).toInt(), int(OutputEntry::Info));
+        QVERIFY(rowOfKind(history, OutputEntry::ToolCall) > 0);
+        QVERIFY(old.contains(QStringLiteral("monitor-tool-ok")));
+        QCOMPARE(old.constLast(), QStringLiteral("Second line."));
+    }
+
+    void stopEndsTheTurnInTheView() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        MonitorSession s;
+        QVERIFY(open(s, rig));
+        rig.mock.queueSlow(QStringLiteral("a slow answer that will be cut short"), 20000);
+        QCOMPARE(rig.send(QStringLiteral("take your time")).status, 200);
+        const int row = s.agents().rowOf(rig.agentId);
+        QTRY_COMPARE(s.agents().index(row, AgentsModel::Status).data().toString(),
+                     QStringLiteral("working"));
+        OutputModel &out = s.output(rig.agentId);
+        QTRY_VERIFY(out.rowCount() > 0); // some deltas streamed
+        QVERIFY(waitReply([&](auto cb) { s.stopAgents({rig.agentId}, cb); }).ok());
+        QTRY_COMPARE(out.index(out.rowCount() - 1).data().toString(), QStringLiteral("[stopped]"));
+        QCOMPARE(out.index(out.rowCount() - 1).data(OutputModel::KindRole).toInt(),
+                 int(OutputEntry::Info));
+        QTRY_COMPARE(s.agents().index(row, AgentsModel::Status).data().toString(),
+                     QStringLiteral("stopped"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMonitorSessionAgent)
+#include "tst_monitor_session_agent.moc"
