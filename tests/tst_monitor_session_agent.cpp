@@ -8,6 +8,7 @@
 #include "support/AgentRig.h"
 #include "support/MonitorFixture.h"
 
+#include <QFile>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -139,6 +140,48 @@ private Q_SLOTS:
                  int(OutputEntry::Info));
         QTRY_COMPARE(s.agents().index(row, AgentsModel::Status).data().toString(),
                      QStringLiteral("stopped"));
+    }
+
+    // A tool the CLI asks about: the request reaches the session (and a monitor that connects
+    // later, through the service's replay), the answer goes back over the WebSocket, and the
+    // resolution empties both lists.
+    void permissionRequestIsAnswered() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        MonitorSession s;
+        QSignalSpy requested(&s, &MonitorSession::permissionRequested);
+        QSignalSpy resolved(&s, &MonitorSession::permissionResolved);
+        QVERIFY(open(s, rig));
+        const QString path = rig.cwd + QStringLiteral("/granted.txt");
+        rig.mock.queueToolUse(QStringLiteral("Write"),
+                              {{QStringLiteral("file_path"), path},
+                               {QStringLiteral("content"), QStringLiteral("x")}});
+        rig.mock.queueText(QStringLiteral("written"));
+        QCOMPARE(rig.send(QStringLiteral("write the file")).status, 200);
+        QTRY_COMPARE_WITH_TIMEOUT(requested.count(), 1, 30000);
+        JsonListModel &pending = s.permissionRequests();
+        QCOMPARE(pending.rowCount(), 1);
+        const QString id = pending.item(0).value(k::Id).toString();
+        QCOMPARE(requested.at(0).at(0).toJsonObject().value(k::Id).toString(), id);
+        QVERIFY(pending.index(0).data().toString().contains(QStringLiteral("Write")));
+        const int row = s.agents().rowOf(rig.agentId);
+        QTRY_VERIFY(s.agents()
+                        .index(row, AgentsModel::Status)
+                        .data()
+                        .toString()
+                        .startsWith(QStringLiteral("waiting_permission")));
+
+        MonitorSession late;
+        QVERIFY(open(late, rig));
+        QTRY_COMPARE(late.permissionRequests().rowCount(), 1);
+
+        s.answerPermission(id, true);
+        QTRY_COMPARE(resolved.count(), 1);
+        QCOMPARE(resolved.at(0).at(0).toString(), id);
+        QCOMPARE(pending.rowCount(), 0);
+        QTRY_COMPARE(late.permissionRequests().rowCount(), 0);
+        QVERIFY(rig.waitTurns(1));
+        QVERIFY(QFile::exists(path));
     }
 };
 
