@@ -6,6 +6,7 @@
 #include "core/MonitorSession.h"
 #include "protocol/WireNames.h"
 #include "support/AgentRig.h"
+#include "support/BossFixtures.h"
 #include "support/MonitorFixture.h"
 
 #include <QFile>
@@ -182,6 +183,48 @@ private Q_SLOTS:
         QTRY_COMPARE(late.permissionRequests().rowCount(), 0);
         QVERIFY(rig.waitTurns(1));
         QVERIFY(QFile::exists(path));
+    }
+
+    // A boss command from the monitor; the decision appears in delegations() when sent and is
+    // updated in place (same id) when the subordinate's turn completes it.
+    void delegationsOfTheSelectedBoss() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const QString bossId = spawnBoss(rig, QStringLiteral("boss-1"), {rig.agentId});
+        QVERIFY(!bossId.isEmpty());
+        MonitorSession s;
+        QVERIFY(open(s, rig));
+        s.selectBoss(bossId);
+        QCOMPARE(s.selectedBoss(), bossId);
+        JsonListModel &decisions = s.delegations();
+
+        rig.mock.queueText(
+            QStringLiteral("agent-1 should take this.\n") +
+            fenced(
+                "delegation",
+                json(QJsonObject{{QStringLiteral("agentName"), QStringLiteral("agent-1")},
+                                 {QStringLiteral("task"), QStringLiteral("Fix the login bug")}})));
+        rig.mock.queueText(QStringLiteral("Fixed."));         // the subordinate's turn
+        rig.mock.queueText(QStringLiteral("Thanks, noted.")); // the boss reads the outcome
+        QVERIFY(s.sendBossCommand(bossId, QStringLiteral("Please fix the login bug")));
+        QTRY_COMPARE_WITH_TIMEOUT(decisions.rowCount(), 1, 30000);
+        const QString id = decisions.item(0).value(k::Id).toString();
+        QCOMPARE(decisions.item(0).value(flotilla::wire::boss::key::SelectedAgentId).toString(),
+                 rig.agentId);
+        QVERIFY(decisions.index(0).data().toString().contains(QStringLiteral("Fix the login bug")));
+        QTRY_COMPARE_WITH_TIMEOUT(decisions.item(0).value(k::Status).toString(),
+                                  QStringLiteral("completed"), 30000);
+        QCOMPARE(decisions.rowCount(), 1);
+        QCOMPARE(decisions.item(0).value(k::Id).toString(), id);
+
+        // Another monitor selecting the boss loads the same history over REST.
+        MonitorSession later;
+        QVERIFY(open(later, rig));
+        later.selectBoss(bossId);
+        QTRY_COMPARE(later.delegations().rowCount(), 1);
+        QCOMPARE(later.delegations().item(0).value(k::Id).toString(), id);
+        later.selectBoss(QString());
+        QCOMPARE(later.delegations().rowCount(), 0);
     }
 };
 

@@ -319,6 +319,14 @@ void MonitorSession::selectBoss(const QString &bossId) {
          });
 }
 
+bool MonitorSession::sendBossCommand(const QString &bossId, const QString &command) {
+    const bool sent = m_client.sendEvent(QString(::flotilla::wire::boss::msg::SendBossCommand),
+                                         {{k::BossId, bossId}, {bk::Command, command}});
+    if (!sent)
+        Q_EMIT actionFailed(tr("send boss command"), tr("not connected to the service"));
+    return sent;
+}
+
 void MonitorSession::requestSync() {
     m_client.sendEvent(QString(m::RequestSync));
 }

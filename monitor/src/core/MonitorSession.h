@@ -51,6 +51,8 @@ public:
     void selectBoss(const QString &bossId); // loads its delegation history into delegations()
     QString selectedBoss() const { return m_selectedBoss; }
     void requestSync(); // asks the service for a fresh agents_update (over the WebSocket)
+    // send_boss_command over the WebSocket; false (and actionFailed) while not connected.
+    bool sendBossCommand(const QString &bossId, const QString &command);
     // How long a completed exec task stays in tasks() (default 60 s; tests shorten it).
     void setCompletedTaskLingerMs(int ms) { m_taskLingerMs = ms; }
     static constexpr int kHistoryPageSize = 50;
