@@ -4,6 +4,7 @@
 // conversation's history from the CLI's session file without repeating what it streamed.
 
 #include "core/MonitorSession.h"
+#include "protocol/BossNames.h"
 #include "protocol/WireNames.h"
 #include "support/AgentRig.h"
 #include "support/BossFixtures.h"
