@@ -177,7 +177,7 @@ void ServiceClient::Private::onFailure(const QString &why, int status) {
         wanted = false;
         retryTimer.stop();
         retryDelay = -1;
-        qCWarning(lcClient) << "the service refused the connection:" << status;
+        qCInfo(lcClient) << "the service refused the connection:" << status;
         Q_EMIT q->connectionError(status == 401
                                       ? QStringLiteral("The service refused the token (401).")
                                       : QStringLiteral("The service refused this client (403)."));

@@ -268,6 +268,13 @@ void MonitorSession::loadOlderHistory(const QString &agentId,
              }
              const QJsonObject page = r.body.object();
              const qint64 total = page.value(hk::TotalCount).toInteger();
+             if (total == 0) {
+                 // No conversation yet: start afresh next time rather than stay "exhausted".
+                 m_historyCursor.remove(agentId);
+                 if (done)
+                     done(false);
+                 return;
+             }
              const QJsonArray messages = page.value(hk::Messages).toArray();
              c.sessionId = page.value(k::SessionId).toString();
              // Absolute index (from the oldest) of messages[0]; entries the CLI appended since

@@ -1,0 +1,131 @@
+// History paging through MonitorSession against the real service (in-process, with a
+// synthetic CLI session file): pages go on top of the OutputModel, oldest first, without gaps
+// or repeats, also when the conversation grows between two pages.
+
+#include "core/HistoryConvert.h"
+#include "core/MonitorSession.h"
+#include "support/HistoryFixtures.h"
+#include "support/MonitorFixture.h"
+
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace flotilla::test;
+using namespace flotilla::monitor;
+
+namespace {
+
+// What OutputModel shows for each synthetic entry: user text with the prompt marker, assistant
+// text as is, a tool call as "Bash  <input>".
+QStringList expectedLines(const QStringList &contents) {
+    QStringList out;
+    for (const QString &c : contents) {
+        if (c.startsWith(QLatin1Char('{')))
+            out << QStringLiteral("Bash  ") + c;
+        else
+            out << c;
+    }
+    return out;
+}
+
+QStringList shown(const OutputModel &m) {
+    QStringList out;
+    for (int row = 0; row < m.rowCount(); ++row) {
+        QString t = m.index(row).data().toString();
+        if (t.startsWith(userLinePrefix()))
+            t = t.mid(userLinePrefix().size());
+        out << t;
+    }
+    return out;
+}
+
+} // namespace
+
+class TestMonitorSessionHistory final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void pagesGoOnTopWithoutGapsOrRepeats() {
+        Rest rest;
+        QVERIFY(rest.start());
+        Synthetic syn;
+        syn.add(100);
+        const QString file = rest.projectDir + QStringLiteral("/%1.jsonl").arg(kMainSession);
+        QVERIFY(writeFile(file, syn.bytes, QIODevice::WriteOnly));
+        const QStringList before = syn.contents;
+        QVERIFY(before.size() > 2 * MonitorSession::kHistoryPageSize);
+
+        MonitorSession session;
+        QSignalSpy resynced(&session, &MonitorSession::resynced);
+        session.open({rest.svc->url(QString()), {}});
+        QTRY_VERIFY(!resynced.isEmpty());
+
+        OutputModel &out = session.output(rest.agentId);
+        int pages = 0;
+        bool more = true;
+        while (more) {
+            bool called = false;
+            session.loadOlderHistory(rest.agentId, [&](bool hasMore) {
+                called = true;
+                more = hasMore;
+            });
+            QTRY_VERIFY(called);
+            ++pages;
+            QCOMPARE(shown(out), expectedLines(before).mid(before.size() - out.rowCount()));
+            if (pages == 1) {
+                // The agent keeps talking while the user scrolls back: newer entries must not
+                // shift the next page into lines already shown.
+                const qsizetype old = syn.bytes.size();
+                syn.add(7);
+                QVERIFY(writeFile(file, syn.bytes.mid(old), QIODevice::Append));
+            }
+            QVERIFY(pages < 10);
+        }
+        QCOMPARE(pages, int((before.size() + MonitorSession::kHistoryPageSize - 1) /
+                            MonitorSession::kHistoryPageSize));
+        QCOMPARE(shown(out), expectedLines(before));
+        const QStringList all = shown(out);
+        QCOMPARE(QSet<QString>(all.cbegin(), all.cend()).size(), out.rowCount());
+
+        // Exhausted: further calls answer at once and add nothing.
+        bool called = false;
+        session.loadOlderHistory(rest.agentId, [&](bool hasMore) {
+            called = true;
+            more = hasMore;
+        });
+        QVERIFY(called);
+        QVERIFY(!more);
+        QCOMPARE(out.rowCount(), int(before.size()));
+    }
+
+    void noConversationYetIsNotTheEnd() {
+        Rest rest;
+        QVERIFY(rest.start());
+        MonitorSession session;
+        QSignalSpy resynced(&session, &MonitorSession::resynced);
+        session.open({rest.svc->url(QString()), {}});
+        QTRY_VERIFY(!resynced.isEmpty());
+        bool called = false;
+        bool more = true;
+        session.loadOlderHistory(rest.agentId, [&](bool hasMore) {
+            called = true;
+            more = hasMore;
+        });
+        QTRY_VERIFY(called);
+        QVERIFY(!more);
+        QCOMPARE(session.output(rest.agentId).rowCount(), 0);
+
+        // The conversation starts later: the next request finds it.
+        Synthetic syn;
+        syn.add(4);
+        QVERIFY(writeFile(rest.projectDir + QStringLiteral("/%1.jsonl").arg(kMainSession),
+                          syn.bytes, QIODevice::WriteOnly));
+        called = false;
+        session.loadOlderHistory(rest.agentId, [&](bool) { called = true; });
+        QTRY_VERIFY(called);
+        QCOMPARE(shown(session.output(rest.agentId)), expectedLines(syn.contents));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMonitorSessionHistory)
+#include "tst_monitor_session_history.moc"
