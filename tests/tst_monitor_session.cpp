@@ -133,6 +133,28 @@ private Q_SLOTS:
                  stateName(ConnectionState::Connected));
     }
 
+    // request_sync brings a fresh snapshot: applied as a diff, so nothing moves in the views.
+    void requestedSyncChangesNothingVisible() {
+        MonitorService svc;
+        QVERIFY(svc.start());
+        svc.createAgent(QStringLiteral("alpha"));
+        MonitorSession s;
+        QVERIFY(openSession(s, svc));
+        QSignalSpy resynced(&s, &MonitorSession::resynced);
+        QSignalSpy reset(&s.agents(), &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(&s.agents(), &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&s.agents(), &QAbstractItemModel::rowsRemoved);
+        s.requestSync();
+        QTRY_COMPARE(resynced.count(), 1);
+        QCOMPARE(reset.count() + inserted.count() + removed.count(), 0);
+
+        // Closing keeps the last known state on screen and stops reconnecting.
+        s.close();
+        QCOMPARE(stateName(s.client().state()), stateName(ConnectionState::Disconnected));
+        QCOMPARE(s.agents().rowCount(), 1);
+        QCOMPARE(s.client().nextRetryInMs(), -1);
+    }
+
     void wrongTokenEndsInAuthFailed() {
         MonitorService svc;
         QVERIFY(svc.start(0, "the-token"));
