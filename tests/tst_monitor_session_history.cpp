@@ -98,6 +98,46 @@ private Q_SLOTS:
         QCOMPARE(out.rowCount(), int(before.size()));
     }
 
+    // Two requests while a page is on its way (a view scrolled twice): one page, two answers.
+    void callersOfAPageInFlightShareIt() {
+        Rest rest;
+        QVERIFY(rest.start());
+        Synthetic syn;
+        syn.add(10);
+        QVERIFY(writeFile(rest.projectDir + QStringLiteral("/%1.jsonl").arg(kMainSession),
+                          syn.bytes, QIODevice::WriteOnly));
+        MonitorSession session;
+        QSignalSpy resynced(&session, &MonitorSession::resynced);
+        session.open({rest.svc->url(QString()), {}});
+        QTRY_VERIFY(!resynced.isEmpty());
+        int answers = 0;
+        session.loadOlderHistory(rest.agentId, [&](bool) { ++answers; });
+        session.loadOlderHistory(rest.agentId, [&](bool) { ++answers; });
+        QTRY_COMPARE(answers, 2);
+        QCOMPARE(shown(session.output(rest.agentId)), expectedLines(syn.contents));
+
+        // Deleting the agent answers a pending request instead of leaving it hanging.
+        Rest other;
+        QVERIFY(other.start());
+        QVERIFY(writeFile(other.projectDir + QStringLiteral("/%1.jsonl").arg(kMainSession),
+                          syn.bytes, QIODevice::WriteOnly));
+        MonitorSession watcher;
+        QSignalSpy synced(&watcher, &MonitorSession::resynced);
+        watcher.open({other.svc->url(QString()), {}});
+        QTRY_VERIFY(!synced.isEmpty());
+        bool called = false;
+        bool more = true;
+        watcher.loadOlderHistory(other.agentId, [&](bool hasMore) {
+            called = true;
+            more = hasMore;
+        });
+        QCOMPARE(
+            other.http->del(other.svc->url(QStringLiteral("/api/agents/") + other.agentId)).status,
+            204);
+        QTRY_VERIFY(called);
+        QVERIFY(!more);
+    }
+
     void noConversationYetIsNotTheEnd() {
         Rest rest;
         QVERIFY(rest.start());

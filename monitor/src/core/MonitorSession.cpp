@@ -158,7 +158,7 @@ void MonitorSession::clearContext(const QStringList &ids, Done done) {
                  for (const QJsonValue &v : r.body.object().value(k::Succeeded).toArray()) {
                      const QString id = v.toString();
                      output(id).appendInfo(tr("[context cleared]"));
-                     m_historyCursor.remove(id); // a new conversation starts
+                     resetHistory(id); // a new conversation starts
                  }
              }
              if (done)
@@ -234,80 +234,6 @@ void MonitorSession::answerPermission(const QString &requestId, bool granted) {
         return;
     }
     // permission_resolved removes it from the list; until then it stays visible.
-}
-
-void MonitorSession::loadOlderHistory(const QString &agentId,
-                                      std::function<void(bool hasMore)> done) {
-    HistoryCursor &cursor = m_historyCursor[agentId];
-    if (cursor.loading || cursor.exhausted) {
-        if (done && cursor.exhausted)
-            done(false);
-        return;
-    }
-    if (cursor.oldestIndex < 0)
-        cursor.liveSince = output(agentId).oldestTimestamp();
-    cursor.loading = true;
-    // offset counts back from the newest entry; the page must end where the last one began.
-    const qint64 offset = cursor.oldestIndex < 0 ? 0 : cursor.lastTotal - cursor.oldestIndex;
-    QUrlQuery query;
-    query.addQueryItem(QString(hp::Limit), QString::number(kHistoryPageSize));
-    query.addQueryItem(QString(hp::Offset), QString::number(offset));
-    query.addQueryItem(QString(hp::IncludeSubagents), QStringLiteral("false"));
-    if (!cursor.sessionId.isEmpty())
-        query.addQueryItem(QString(hp::SessionId), cursor.sessionId);
-    const QString path = QStringLiteral("/api/agents/%1/history?").arg(pathId(agentId)) +
-                         query.toString(QUrl::FullyEncoded);
-    call(tr("load history"), QByteArrayLiteral("GET"), path, {},
-         [this, agentId, offset, done = std::move(done)](const RestReply &r) {
-             HistoryCursor &c = m_historyCursor[agentId];
-             c.loading = false;
-             if (!r.ok()) {
-                 if (done)
-                     done(false);
-                 return;
-             }
-             const QJsonObject page = r.body.object();
-             const qint64 total = page.value(hk::TotalCount).toInteger();
-             if (total == 0) {
-                 // No conversation yet: start afresh next time rather than stay "exhausted".
-                 m_historyCursor.remove(agentId);
-                 if (done)
-                     done(false);
-                 return;
-             }
-             const QJsonArray messages = page.value(hk::Messages).toArray();
-             c.sessionId = page.value(k::SessionId).toString();
-             // Absolute index (from the oldest) of messages[0]; entries the CLI appended since
-             // the last page shift the window, so anything at or past oldestIndex is a repeat.
-             const qint64 first = total - offset - messages.size();
-             QList<OutputEntry> older;
-             for (qsizetype i = 0; i < messages.size(); ++i) {
-                 if (c.oldestIndex >= 0 && first + i >= c.oldestIndex)
-                     continue;
-                 const QJsonObject entry = messages[i].toObject();
-                 const qint64 ts = entry.value(k::Timestamp).toInteger();
-                 if (c.liveSince > 0 && ts >= c.liveSince)
-                     continue; // already on screen from the live stream
-                 older.append(entriesFromHistory(entry));
-             }
-             c.oldestIndex = std::max<qint64>(0, first);
-             c.lastTotal = total;
-             const bool hasMore = page.value(hk::HasMore).toBool() && c.oldestIndex > 0;
-             c.exhausted = !hasMore;
-             output(agentId).prependHistory(older);
-             if (done)
-                 done(hasMore);
-         });
-}
-
-void MonitorSession::searchHistory(const QString &agentId, const QString &query, Done done) {
-    QUrlQuery q;
-    q.addQueryItem(QString(hp::Q), query);
-    q.addQueryItem(QString(hp::Limit), QString::number(kHistoryPageSize));
-    call(tr("search history"), QByteArrayLiteral("GET"),
-         QStringLiteral("/api/agents/%1/search?").arg(pathId(agentId)) +
-             q.toString(QUrl::FullyEncoded),
-         {}, std::move(done));
 }
 
 // GET /api/agents/:id/delegations -> 200 {bossId, decisions} | 404

@@ -39,13 +39,17 @@ public:
     void deleteAgents(const QStringList &ids, Done done = {});   // bulk/delete
     void stopAgents(const QStringList &ids, Done done = {});     // bulk/stop
     void clearContext(const QStringList &ids, Done done = {});   // bulk/clear-context
+    // Also shows "> text" in output(agentId) at once (an "Error: not sent" line on refusal),
+    // so views need not echo the message themselves.
     void sendMessage(const QString &agentId, const QString &text, Done done = {});
     void loadSystemPrompt(Done done = {});
     void setSystemPrompt(const QString &prompt, Done done = {});
     void killTask(const QString &taskId, Done done = {});
     void answerPermission(const QString &requestId, bool granted);
     // Older output of an agent: one page (50 entries) before what the OutputModel holds;
-    // prepends to output(agentId). `done` gets hasMore.
+    // prepends to output(agentId). `done` gets hasMore, exactly once (also on errors, and when
+    // a page for that agent was already on its way: both callers get its outcome). History
+    // entries at or after the oldest live line are skipped: they are on screen already.
     void loadOlderHistory(const QString &agentId, std::function<void(bool hasMore)> done = {});
     void searchHistory(const QString &agentId, const QString &query, Done done = {});
     void selectBoss(const QString &bossId); // loads its delegation history into delegations()
@@ -94,6 +98,10 @@ private:
     // Exec tasks that ended while the channel was down never get their completion event.
     void reconcileTasks();
     void finishTask(const QString &taskId, const QJsonObject &completion);
+    // Forgets an agent's paging (new conversation, deleted agent); waiting callers get false.
+    void resetHistory(const QString &agentId);
+    void finishHistoryPage(const QString &agentId, quint64 generation, const client::RestReply &r,
+                           qint64 offset);
     // Runs a REST call; a refusal also goes to actionFailed(what, error).
     void call(const QString &what, const QByteArray &verb, const QString &path,
               const QJsonObject &body, Done done);
@@ -115,8 +123,11 @@ private:
         qint64 liveSince = 0;
         bool loading = false;
         bool exhausted = false;
+        quint64 generation = 0; // a reply for an older generation is stale
+        QList<std::function<void(bool)>> waiters;
     };
     QHash<QString, HistoryCursor> m_historyCursor;
+    quint64 m_historyGeneration = 0;
     int m_taskLingerMs = 60000;
     QString m_systemPrompt;
     QString m_selectedBoss;

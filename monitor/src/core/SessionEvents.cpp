@@ -91,7 +91,7 @@ void MonitorSession::onAgentUpdated(const QJsonValue &payload) {
 void MonitorSession::onAgentDeleted(const QJsonValue &payload) {
     const QString id = payload.toObject().value(k::Id).toString();
     m_agents.remove(id);
-    m_historyCursor.remove(id);
+    resetHistory(id);
     // The OutputModel stays: a view may still show it; it is small and bounded.
 }
 
