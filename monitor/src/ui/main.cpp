@@ -1,16 +1,70 @@
-// Placeholder for the desktop monitor (issue 5): proves the Widgets target builds against
-// flotilla_protocol alone.
+// flotilla-monitor: the desktop client of flotillad. Composition root: parse options, pick the
+// credential store, build the session and the window, connect (to --url, else the last used
+// service, else ask), run.
 
-#include "protocol/WireNames.h"
+#include "core/MonitorSession.h"
+#include "ui/AppIcon.h"
+#include "ui/FileCredentialStore.h"
+#include "ui/KeychainCredentialStore.h"
+#include "ui/MainWindow.h"
+#include "ui/ServiceProfiles.h"
 
 #include <QApplication>
-#include <QLabel>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <memory>
+
+using namespace flotilla;
+using namespace flotilla::monitor;
 
 int main(int argc, char *argv[]) {
     QApplication app(argc, argv);
-    QLabel label(
-        QStringLiteral("flotilla-monitor is not built yet; it will listen for '%1' events.")
-            .arg(flotilla::wire::msg::AgentsUpdate));
-    label.show();
+    QApplication::setOrganizationName(QStringLiteral("flotilla"));
+    QApplication::setApplicationName(QStringLiteral("flotilla-monitor"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Flotilla monitor"));
+    QApplication::setApplicationVersion(QStringLiteral(FLOTILLA_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("invalid.flotilla.Monitor"));
+    QApplication::setWindowIcon(ui::appIcon());
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Desktop monitor for flotillad."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption urlOption(
+        QStringLiteral("url"),
+        QStringLiteral("Service to connect to, e.g. http://127.0.0.1:5174. The token is taken "
+                       "from FLOTILLA_TOKEN, else from the saved service."),
+        QStringLiteral("url"));
+    const QCommandLineOption noKeyringOption(
+        QStringLiteral("no-keyring"),
+        QStringLiteral("Keep tokens in a 0600 file instead of the desktop keyring."));
+    parser.addOption(urlOption);
+    parser.addOption(noKeyringOption);
+    parser.process(app);
+
+    std::unique_ptr<ui::CredentialStore> credentials;
+    if (parser.isSet(noKeyringOption))
+        credentials = std::make_unique<ui::FileCredentialStore>();
+    else
+        credentials = std::make_unique<ui::KeychainCredentialStore>();
+
+    MonitorSession session;
+    ui::MainWindow window(session, *credentials);
+    window.show();
+
+    const QByteArray envToken = qgetenv("FLOTILLA_TOKEN");
+    const ui::ServiceProfiles profiles;
+    QUrl url = parser.isSet(urlOption) ? QUrl::fromUserInput(parser.value(urlOption))
+                                       : profiles.lastUsed();
+    if (!url.isValid()) {
+        QTimer::singleShot(0, &window, &ui::MainWindow::showConnectDialog);
+    } else if (!envToken.isEmpty()) {
+        window.connectTo({url, envToken});
+    } else {
+        const QString key = url.toString(QUrl::StripTrailingSlash);
+        credentials->readToken(key, [&window, url](bool, const QByteArray &token) {
+            window.connectTo({url, token});
+        });
+    }
     return app.exec();
 }

@@ -1,0 +1,168 @@
+#include "ui/AgentActions.h"
+
+#include "core/MonitorSession.h"
+#include "ui/AgentsView.h"
+#include "ui/NewAgentDialog.h"
+#include "ui/SystemPromptDialog.h"
+
+#include <QAction>
+#include <QJsonArray>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QTableView>
+
+namespace flotilla::monitor::ui {
+
+namespace {
+QAction *makeAction(QObject *parent, const QString &text, const QKeySequence &key,
+                    const QString &name) {
+    auto *a = new QAction(text, parent);
+    a->setShortcut(key);
+    a->setObjectName(name);
+    return a;
+}
+
+// {succeeded, failed: [{id, error}]} -> a sentence, or empty when all succeeded.
+QString bulkFailures(const client::RestReply &r) {
+    if (!r.ok())
+        return r.error;
+    QStringList errors;
+    for (const QJsonValue &v : r.body.object().value(QStringLiteral("failed")).toArray())
+        errors << v.toObject().value(QStringLiteral("error")).toString();
+    return errors.join(QStringLiteral("; "));
+}
+} // namespace
+
+AgentActions::AgentActions(MonitorSession &session, AgentsView &view, QWidget *window)
+    : QObject(window)
+    , newAgent(makeAction(this, tr("&New agent..."), QKeySequence::New,
+                          QStringLiteral("actionNewAgent")))
+    , deleteAgents(makeAction(this, tr("&Delete agents..."), QKeySequence::Delete,
+                              QStringLiteral("actionDeleteAgents")))
+    , stopAgents(makeAction(this, tr("&Stop agents"), QKeySequence(Qt::CTRL | Qt::Key_Period),
+                            QStringLiteral("actionStopAgents")))
+    , clearContext(makeAction(this, tr("&Clear context"),
+                              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X),
+                              QStringLiteral("actionClearContext")))
+    , systemPrompt(makeAction(this, tr("Global system &prompt..."),
+                              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
+                              QStringLiteral("actionSystemPrompt")))
+    , m_session(session)
+    , m_view(view)
+    , m_window(window) {
+    // Del must not fire while the user edits text: the table owns it.
+    deleteAgents->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_view.table()->addAction(deleteAgents);
+    connect(newAgent, &QAction::triggered, this, &AgentActions::createAgent);
+    connect(deleteAgents, &QAction::triggered, this, &AgentActions::deleteSelected);
+    connect(stopAgents, &QAction::triggered, this, &AgentActions::stopSelected);
+    connect(clearContext, &QAction::triggered, this, &AgentActions::clearSelected);
+    connect(systemPrompt, &QAction::triggered, this, &AgentActions::editSystemPrompt);
+    connect(&m_view, &AgentsView::selectionChanged, this, &AgentActions::updateEnabled);
+    updateEnabled();
+}
+
+QList<QAction *> AgentActions::all() const {
+    return {newAgent, deleteAgents, stopAgents, clearContext, systemPrompt};
+}
+
+void AgentActions::updateEnabled() {
+    const bool any = !m_view.selectedAgentIds().isEmpty();
+    deleteAgents->setEnabled(any);
+    stopAgents->setEnabled(any);
+    clearContext->setEnabled(any);
+}
+
+QString AgentActions::describe(const QStringList &ids) const {
+    QStringList names;
+    for (const QString &id : ids)
+        names << m_session.agents().agent(id).value(QStringLiteral("name")).toString();
+    if (names.size() <= 4)
+        return names.join(QStringLiteral(", "));
+    return names.mid(0, 3).join(QStringLiteral(", ")) + tr(" and %1 more").arg(names.size() - 3);
+}
+
+void AgentActions::createAgent() {
+    auto *dialog = new NewAgentDialog(m_window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const QPointer<NewAgentDialog> d(dialog);
+    connect(dialog, &NewAgentDialog::createRequested, this, [this, d](const QJsonObject &fields) {
+        d->setEnabled(false);
+        m_session.createAgent(fields, [this, d](const client::RestReply &r) {
+            if (!d)
+                return;
+            if (!r.ok()) {
+                d->showError(r.error.isEmpty() ? tr("HTTP %1").arg(r.status) : r.error);
+                return;
+            }
+            const QString id = r.body.object().value(QStringLiteral("id")).toString();
+            d->QDialog::accept();
+            Q_EMIT status(
+                tr("Created %1").arg(r.body.object().value(QStringLiteral("name")).toString()));
+            // agent_created may arrive before or after this answer: select once the row exists.
+            if (m_session.agents().rowOf(id) >= 0)
+                m_view.selectAgent(id);
+            else
+                QMetaObject::invokeMethod(
+                    this, [this, id] { m_view.selectAgent(id); }, Qt::QueuedConnection);
+        });
+    });
+    dialog->open();
+}
+
+void AgentActions::deleteSelected() {
+    const QStringList ids = m_view.selectedAgentIds();
+    if (ids.isEmpty())
+        return;
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Delete agents"),
+                                tr("Delete %n agent(s): %1?\nTheir processes and running tasks "
+                                   "are stopped. Conversation files stay on disk.",
+                                   nullptr, int(ids.size()))
+                                    .arg(describe(ids)),
+                                QMessageBox::Cancel, m_window);
+    box->setObjectName(QStringLiteral("confirmDelete"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton *yes = box->addButton(tr("&Delete"), QMessageBox::DestructiveRole);
+    box->setDefaultButton(QMessageBox::Cancel);
+    connect(box, &QMessageBox::buttonClicked, this, [this, ids, yes](QAbstractButton *b) {
+        if (b != yes)
+            return;
+        m_session.deleteAgents(ids, [this](const client::RestReply &r) {
+            const QString failed = bulkFailures(r);
+            Q_EMIT status(failed.isEmpty() ? tr("Deleted") : tr("Delete failed: %1").arg(failed));
+        });
+    });
+    box->open();
+}
+
+void AgentActions::stopSelected() {
+    const QStringList ids = m_view.selectedAgentIds();
+    if (ids.isEmpty())
+        return;
+    m_session.stopAgents(ids, [this, ids](const client::RestReply &r) {
+        const QString failed = bulkFailures(r);
+        Q_EMIT status(failed.isEmpty() ? tr("Stopped %1").arg(describe(ids))
+                                       : tr("Stop failed: %1").arg(failed));
+    });
+}
+
+void AgentActions::clearSelected() {
+    const QStringList ids = m_view.selectedAgentIds();
+    if (ids.isEmpty())
+        return;
+    m_session.clearContext(ids, [this, ids](const client::RestReply &r) {
+        const QString failed = bulkFailures(r);
+        Q_EMIT status(failed.isEmpty() ? tr("Cleared the context of %1").arg(describe(ids))
+                                       : tr("Clear context failed: %1").arg(failed));
+    });
+}
+
+void AgentActions::editSystemPrompt() {
+    auto *dialog = new SystemPromptDialog(m_session, m_window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this] { Q_EMIT status(tr("System prompt saved")); });
+    dialog->open();
+}
+
+} // namespace flotilla::monitor::ui

@@ -1,0 +1,156 @@
+#include "ui/AgentPane.h"
+
+#include "core/MonitorSession.h"
+#include "ui/HistorySearchPanel.h"
+#include "ui/MessageComposer.h"
+#include "ui/OutputView.h"
+#include "ui/UiLog.h"
+
+#include <QLabel>
+#include <QPointer>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace flotilla::monitor::ui {
+
+AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
+    : QWidget(parent)
+    , m_session(session)
+    , m_title(new QLabel(this))
+    , m_detail(new QLabel(this))
+    , m_historyState(new QLabel(this))
+    , m_tabs(new QTabWidget(this))
+    , m_output(new OutputView(this))
+    , m_search(new HistorySearchPanel(session, this))
+    , m_composer(new MessageComposer(this)) {
+    setObjectName(QStringLiteral("agentPane"));
+    m_title->setObjectName(QStringLiteral("agentTitle"));
+    QFont f = m_title->font();
+    f.setBold(true);
+    f.setPointSizeF(f.pointSizeF() * 1.2);
+    m_title->setFont(f);
+    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detail->setWordWrap(false);
+    m_historyState->setObjectName(QStringLiteral("historyState"));
+    m_historyState->setStyleSheet(QStringLiteral("color: #757575;"));
+
+    m_tabs->addTab(m_output, tr("&Output"));
+    m_tabs->addTab(m_search, tr("Searc&h"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 0, 0, 0);
+    layout->addWidget(m_title);
+    layout->addWidget(m_detail);
+    layout->addWidget(m_historyState);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_composer);
+
+    connect(m_output, &OutputView::topReached, this, &AgentPane::loadOlder);
+    connect(m_composer, &MessageComposer::sendRequested, this, &AgentPane::send);
+    AgentsModel &agents = m_session.agents();
+    connect(&agents, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex &tl, const QModelIndex &br) {
+                const int row = m_session.agents().rowOf(m_agentId);
+                if (row >= tl.row() && row <= br.row())
+                    updateHeader();
+            });
+    connect(&agents, &QAbstractItemModel::rowsRemoved, this, [this] {
+        if (!m_agentId.isEmpty() && m_session.agents().rowOf(m_agentId) < 0)
+            setAgent({});
+    });
+    setAgent({});
+}
+
+void AgentPane::setAgent(const QString &agentId) {
+    if (agentId == m_agentId && !agentId.isEmpty())
+        return;
+    m_agentId = agentId;
+    m_loading = false;
+    m_search->setAgent(agentId);
+    m_composer->setEnabled(!agentId.isEmpty());
+    m_historyState->clear();
+    if (agentId.isEmpty()) {
+        m_output->setOutputModel(nullptr);
+        updateHeader();
+        return;
+    }
+    OutputModel &model = m_session.output(agentId);
+    m_output->setOutputModel(&model);
+    updateHeader();
+    // Nothing streamed yet for this agent: show its latest page of history at once.
+    if (model.rowCount() == 0)
+        loadOlder();
+}
+
+void AgentPane::updateHeader() {
+    if (m_agentId.isEmpty()) {
+        m_title->setText(tr("No agent selected"));
+        m_detail->setText(tr("Select an agent in the table, or create one with Ctrl+N."));
+        return;
+    }
+    const QJsonObject a = m_session.agents().agent(m_agentId);
+    m_title->setText(a.value(QStringLiteral("name")).toString());
+    QStringList parts;
+    parts << a.value(QStringLiteral("status")).toString();
+    parts << a.value(QStringLiteral("class")).toString();
+    parts << a.value(QStringLiteral("model")).toString();
+    const QString task = a.value(QStringLiteral("currentTask")).toString();
+    if (!task.isEmpty())
+        parts << tr("task: %1").arg(task.section(QLatin1Char('\n'), 0, 0).left(120));
+    parts << a.value(QStringLiteral("cwd")).toString();
+    const QString err = a.value(QStringLiteral("lastError")).toString();
+    if (!err.isEmpty())
+        parts << tr("last error: %1").arg(err.left(200));
+    parts.removeAll(QString());
+    m_detail->setText(parts.join(QStringLiteral("  \u00B7  ")));
+}
+
+void AgentPane::loadOlder() {
+    if (m_agentId.isEmpty() || m_loading || !m_hasMore.value(m_agentId, true))
+        return;
+    m_loading = true;
+    m_historyState->setText(tr("Loading older history..."));
+    const QString id = m_agentId;
+    const QPointer<AgentPane> self(this);
+    m_session.loadOlderHistory(id, [self, id](bool hasMore) {
+        if (!self)
+            return;
+        self->m_hasMore.insert(id, hasMore);
+        if (id != self->m_agentId)
+            return;
+        self->m_loading = false;
+        self->m_historyState->setText(hasMore ? tr("Scroll to the top for older history.")
+                                              : tr("Beginning of history."));
+    });
+}
+
+void AgentPane::send(const QString &text) {
+    if (m_agentId.isEmpty())
+        return;
+    m_composer->setBusy(true);
+    const QPointer<AgentPane> self(this);
+    m_session.sendMessage(m_agentId, text, [self](const client::RestReply &r) {
+        if (!self)
+            return;
+        self->m_composer->setBusy(false);
+        if (r.ok()) {
+            self->m_composer->clearAfterSend();
+            self->m_historyState->setText(
+                r.body.object().value(QStringLiteral("message")).toString());
+        } else {
+            self->m_historyState->setText(tr("Not sent: %1").arg(r.error));
+            qCInfo(lcUi) << "message refused" << r.status << r.error;
+        }
+    });
+}
+
+void AgentPane::focusMessage() {
+    m_composer->focusEditor();
+}
+
+void AgentPane::focusSearch() {
+    m_tabs->setCurrentWidget(m_search);
+    m_search->focusQuery();
+}
+
+} // namespace flotilla::monitor::ui

@@ -1,0 +1,56 @@
+#include "ui/AgentsProxy.h"
+
+#include "core/AgentsModel.h"
+
+#include <QColor>
+#include <QHash>
+#include <QIcon>
+#include <QPainter>
+#include <QPixmap>
+
+namespace flotilla::monitor::ui {
+
+AgentsProxy::AgentsProxy(QObject *parent)
+    : QSortFilterProxyModel(parent) {
+    setFilterKeyColumn(-1);
+    setFilterCaseSensitivity(Qt::CaseInsensitive);
+    setSortCaseSensitivity(Qt::CaseInsensitive);
+    setSortRole(AgentsModel::SortRole);
+    setDynamicSortFilter(true);
+}
+
+QColor AgentsProxy::statusColour(const QString &status) {
+    if (status == QLatin1String("working"))
+        return {0x1e, 0x88, 0xe5};
+    if (status == QLatin1String("waiting_permission"))
+        return {0xfb, 0x8c, 0x00};
+    if (status == QLatin1String("error"))
+        return {0xe5, 0x39, 0x35};
+    if (status == QLatin1String("stopped"))
+        return {0x9e, 0x9e, 0x9e};
+    return {0x43, 0xa0, 0x47}; // idle
+}
+
+QVariant AgentsProxy::data(const QModelIndex &index, int role) const {
+    if (role == Qt::DecorationRole && index.column() == AgentsModel::Status) {
+        // Icons are built once per status: data() runs for every painted cell.
+        static QHash<QString, QIcon> icons;
+        const QString status = QSortFilterProxyModel::data(index, Qt::DisplayRole).toString();
+        auto it = icons.find(status);
+        if (it == icons.end()) {
+            QPixmap pm(12, 12);
+            pm.fill(Qt::transparent);
+            QPainter p(&pm);
+            p.setRenderHint(QPainter::Antialiasing);
+            p.setPen(Qt::NoPen);
+            p.setBrush(statusColour(status));
+            p.drawEllipse(1, 1, 10, 10);
+            p.end();
+            it = icons.insert(status, QIcon(pm));
+        }
+        return *it;
+    }
+    return QSortFilterProxyModel::data(index, role);
+}
+
+} // namespace flotilla::monitor::ui

@@ -1,0 +1,20 @@
+#pragma once
+// Sort/filter proxy over AgentsModel: the filter matches any column (name, class, status, tool,
+// task label), sorting uses AgentsModel::SortRole (numbers for the context column), and the
+// Status column gets a coloured dot so a glance finds the agents that need attention.
+
+#include <QSortFilterProxyModel>
+
+namespace flotilla::monitor::ui {
+
+class AgentsProxy final : public QSortFilterProxyModel {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(AgentsProxy)
+public:
+    explicit AgentsProxy(QObject *parent = nullptr);
+
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    static QColor statusColour(const QString &status);
+};
+
+} // namespace flotilla::monitor::ui

@@ -1,0 +1,134 @@
+#include "ui/AgentsView.h"
+
+#include "core/AgentsModel.h"
+#include "ui/AgentsProxy.h"
+#include "ui/ContextBarDelegate.h"
+
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLineEdit>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace flotilla::monitor::ui {
+
+AgentsView::AgentsView(AgentsModel &model, QWidget *parent)
+    : QWidget(parent)
+    , m_model(model)
+    , m_proxy(new AgentsProxy(this))
+    , m_filter(new QLineEdit(this))
+    , m_table(new QTableView(this)) {
+    m_proxy->setSourceModel(&m_model);
+    m_filter->setObjectName(QStringLiteral("agentFilter"));
+    m_filter->setPlaceholderText(tr("Filter agents (Ctrl+F): name, class, status, tool, task"));
+    m_filter->setClearButtonEnabled(true);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &AgentsProxy::setFilterFixedString);
+
+    m_table->setObjectName(QStringLiteral("agentsTable"));
+    m_table->setModel(m_proxy);
+    m_table->setItemDelegateForColumn(AgentsModel::Context, new ContextBarDelegate(m_table));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(AgentsModel::Name, Qt::AscendingOrder);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionsMovable(true);
+    m_table->setColumnWidth(AgentsModel::Name, 150);
+    m_table->setColumnWidth(AgentsModel::Class, 80);
+    m_table->setColumnWidth(AgentsModel::Status, 130);
+    m_table->setColumnWidth(AgentsModel::CurrentTool, 90);
+    m_table->setColumnWidth(AgentsModel::Context, 120);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_filter);
+    layout->addWidget(m_table);
+
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &AgentsView::emitCurrent);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { Q_EMIT selectionChanged(selectedAgentIds()); });
+    // AgentsModel diffs snapshots, so a reset is not expected; if one happens, the user's
+    // selection is put back by id instead of silently lost.
+    connect(m_proxy, &QAbstractItemModel::modelAboutToBeReset, this,
+            &AgentsView::rememberSelection);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &AgentsView::restoreSelection);
+    // A removed row may have been the current one.
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &AgentsView::emitCurrent);
+}
+
+QStringList AgentsView::selectedAgentIds() const {
+    QStringList ids;
+    for (const QModelIndex &i : m_table->selectionModel()->selectedRows())
+        ids << i.data(AgentsModel::AgentIdRole).toString();
+    return ids;
+}
+
+QString AgentsView::currentAgentId() const {
+    const QModelIndex i = m_table->selectionModel()->currentIndex();
+    return i.isValid() ? i.siblingAtColumn(0).data(AgentsModel::AgentIdRole).toString() : QString();
+}
+
+void AgentsView::selectAgent(const QString &agentId) {
+    const int row = m_model.rowOf(agentId);
+    if (row < 0)
+        return;
+    const QModelIndex i = m_proxy->mapFromSource(m_model.index(row, 0));
+    if (!i.isValid())
+        return;
+    m_table->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect |
+                                                      QItemSelectionModel::Rows);
+    m_table->scrollTo(i);
+}
+
+void AgentsView::focusFilter() {
+    m_filter->setFocus(Qt::ShortcutFocusReason);
+    m_filter->selectAll();
+}
+
+QByteArray AgentsView::saveHeaderState() const {
+    return m_table->horizontalHeader()->saveState();
+}
+
+void AgentsView::restoreHeaderState(const QByteArray &state) {
+    if (!state.isEmpty())
+        m_table->horizontalHeader()->restoreState(state);
+}
+
+void AgentsView::rememberSelection() {
+    m_savedSelection = selectedAgentIds();
+    m_savedCurrent = currentAgentId();
+}
+
+void AgentsView::restoreSelection() {
+    QItemSelection selection;
+    for (const QString &id : std::as_const(m_savedSelection)) {
+        const int row = m_model.rowOf(id);
+        if (row < 0)
+            continue;
+        const QModelIndex i = m_proxy->mapFromSource(m_model.index(row, 0));
+        if (i.isValid())
+            selection.select(i, i.siblingAtColumn(m_proxy->columnCount() - 1));
+    }
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+    const int row = m_model.rowOf(m_savedCurrent);
+    if (row >= 0)
+        m_table->selectionModel()->setCurrentIndex(m_proxy->mapFromSource(m_model.index(row, 0)),
+                                                   QItemSelectionModel::NoUpdate);
+    emitCurrent();
+}
+
+void AgentsView::emitCurrent() {
+    const QString id = currentAgentId();
+    if (id == m_lastCurrent)
+        return;
+    m_lastCurrent = id;
+    Q_EMIT currentAgentChanged(id);
+}
+
+} // namespace flotilla::monitor::ui

@@ -1,0 +1,244 @@
+#include "ui/MainWindow.h"
+
+#include "core/MonitorSession.h"
+#include "ui/AgentActions.h"
+#include "ui/AgentPane.h"
+#include "ui/AgentsView.h"
+#include "ui/BossPanel.h"
+#include "ui/ConnectDialog.h"
+#include "ui/ConnectionStatusLabel.h"
+#include "ui/CredentialStore.h"
+#include "ui/NotificationsPanel.h"
+#include "ui/PermissionPrompter.h"
+#include "ui/ShortcutsDialog.h"
+#include "ui/TasksPanel.h"
+#include "ui/TrayNotifier.h"
+#include "ui/UiLog.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+
+namespace flotilla::monitor::ui {
+
+namespace {
+const QString kGeometry = QStringLiteral("window/geometry");
+const QString kState = QStringLiteral("window/state");
+const QString kSplitter = QStringLiteral("window/splitter");
+const QString kHeader = QStringLiteral("window/agentsHeader");
+constexpr int kLayoutVersion = 1; // bump when docks change, so an old state is not applied
+} // namespace
+
+MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QWidget *parent)
+    : QMainWindow(parent)
+    , m_session(session)
+    , m_credentials(credentials)
+    , m_agents(new AgentsView(session.agents(), this))
+    , m_pane(new AgentPane(session, this))
+    , m_split(new QSplitter(Qt::Horizontal, this))
+    , m_tasks(new TasksPanel(session, this))
+    , m_notifications(new NotificationsPanel(session, this))
+    , m_boss(new BossPanel(session, this))
+    , m_actions(new AgentActions(session, *m_agents, this))
+    , m_permissions(new PermissionPrompter(session, this))
+    , m_tray(new TrayNotifier(this))
+    , m_connection(new ConnectionStatusLabel(session.client(), this))
+    , m_counts(new QLabel(this)) {
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowTitle(tr("Flotilla monitor"));
+    m_split->setObjectName(QStringLiteral("mainSplitter"));
+    m_split->addWidget(m_agents);
+    m_split->addWidget(m_pane);
+    m_split->setStretchFactor(0, 3);
+    m_split->setStretchFactor(1, 2);
+    m_split->setChildrenCollapsible(false);
+    setCentralWidget(m_split);
+
+    QDockWidget *tasks = addDock(m_tasks, tr("Running tasks"), QStringLiteral("tasksDock"));
+    QDockWidget *notes =
+        addDock(m_notifications, tr("Notifications"), QStringLiteral("notificationsDock"));
+    QDockWidget *boss = addDock(m_boss, tr("Boss"), QStringLiteral("bossDock"));
+    tabifyDockWidget(tasks, notes);
+    tabifyDockWidget(notes, boss);
+    tasks->raise();
+
+    m_counts->setObjectName(QStringLiteral("agentCounts"));
+    statusBar()->addPermanentWidget(m_counts);
+    statusBar()->addPermanentWidget(m_connection);
+
+    connect(m_agents, &AgentsView::currentAgentChanged, m_pane, &AgentPane::setAgent);
+    connect(m_agents, &AgentsView::currentAgentChanged, m_boss, &BossPanel::setCurrentAgent);
+    connect(m_boss, &BossPanel::agentActivated, m_agents, &AgentsView::selectAgent);
+    connect(m_notifications, &NotificationsPanel::agentActivated, m_agents,
+            &AgentsView::selectAgent);
+    connect(m_actions, &AgentActions::status, this,
+            [this](const QString &m) { statusBar()->showMessage(m, 8000); });
+    connect(&m_session, &MonitorSession::actionFailed, this,
+            [this](const QString &what, const QString &error) {
+                statusBar()->showMessage(tr("%1 failed: %2").arg(what, error), 15000);
+            });
+    connect(&m_session, &MonitorSession::notificationArrived, m_tray, &TrayNotifier::notify);
+    connect(&m_session, &MonitorSession::permissionRequested, m_tray,
+            &TrayNotifier::notifyPermission);
+    connect(&m_session, &MonitorSession::resynced, this, [this] {
+        // A snapshot may have arrived after a reconnect: the views kept their rows (the model
+        // diffs); make sure the pane still shows the selected agent.
+        m_pane->setAgent(m_agents->currentAgentId());
+        updateCounts();
+    });
+    AgentsModel &agents = m_session.agents();
+    connect(&agents, &QAbstractItemModel::rowsInserted, this, &MainWindow::updateCounts);
+    connect(&agents, &QAbstractItemModel::rowsRemoved, this, &MainWindow::updateCounts);
+    connect(&agents, &QAbstractItemModel::dataChanged, this, &MainWindow::updateCounts);
+
+    buildMenus();
+    restoreLayout();
+    updateCounts();
+}
+
+MainWindow::~MainWindow() = default;
+
+QDockWidget *MainWindow::addDock(QWidget *content, const QString &title, const QString &name) {
+    auto *dock = new QDockWidget(title, this);
+    dock->setObjectName(name); // saveState() keys docks by object name
+    dock->setWidget(content);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    return dock;
+}
+
+void MainWindow::buildMenus() {
+    auto add = [this](QMenu *menu, const QString &text, const QKeySequence &key,
+                      const QString &name, auto slot) {
+        QAction *a = menu->addAction(text);
+        a->setShortcut(key);
+        a->setObjectName(name);
+        connect(a, &QAction::triggered, this, slot);
+        m_windowActions << a;
+        return a;
+    };
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    add(file, tr("&Connect to service..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
+        QStringLiteral("actionConnect"), [this] { showConnectDialog(); });
+    add(file, tr("&Reconnect"), QKeySequence(Qt::Key_F5), QStringLiteral("actionReconnect"),
+        [this] {
+            m_session.client().disconnectFromService();
+            m_session.client().connectToService();
+        });
+    add(file, tr("&Disconnect"), QKeySequence(), QStringLiteral("actionDisconnect"),
+        [this] { m_session.close(); });
+    file->addSeparator();
+    add(file, tr("&Quit"), QKeySequence::Quit, QStringLiteral("actionQuit"), [this] { close(); });
+
+    QMenu *agents = menuBar()->addMenu(tr("&Agents"));
+    for (QAction *a : m_actions->all()) {
+        agents->addAction(a);
+        if (a == m_actions->clearContext)
+            agents->addSeparator();
+    }
+    // The table offers the same actions on right-click.
+    m_agents->table()->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_agents->table()->addActions(
+        {m_actions->stopAgents, m_actions->clearContext, m_actions->deleteAgents});
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    add(view, tr("&Filter agents"), QKeySequence::Find, QStringLiteral("actionFilter"),
+        [this] { m_agents->focusFilter(); });
+    add(view, tr("Agents &table"), QKeySequence(Qt::CTRL | Qt::Key_1),
+        QStringLiteral("actionFocusTable"), [this] { m_agents->table()->setFocus(); });
+    add(view, tr("&Message box"), QKeySequence(Qt::CTRL | Qt::Key_L),
+        QStringLiteral("actionFocusMessage"), [this] { m_pane->focusMessage(); });
+    add(view, tr("&Search history"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+        QStringLiteral("actionSearchHistory"), [this] { m_pane->focusSearch(); });
+    add(view, tr("&Older history"), QKeySequence(Qt::CTRL | Qt::Key_Home),
+        QStringLiteral("actionOlderHistory"), [this] { m_pane->loadOlder(); });
+    add(view, tr("&Kill selected task"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
+        QStringLiteral("actionKillTask"), [this] { m_tasks->killCurrent(); });
+    view->addSeparator();
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    add(help, tr("&Keyboard shortcuts"), QKeySequence::HelpContents,
+        QStringLiteral("actionShortcuts"), [this] { showShortcuts(); });
+    add(help, tr("&About"), QKeySequence(), QStringLiteral("actionAbout"), [this] {
+        QMessageBox::about(this, tr("About Flotilla monitor"),
+                           tr("Flotilla monitor %1\nA desktop client of flotillad.")
+                               .arg(QStringLiteral(FLOTILLA_VERSION)));
+    });
+}
+
+QList<QAction *> MainWindow::allActions() const {
+    QList<QAction *> all = m_actions->all();
+    all << m_windowActions;
+    return all;
+}
+
+void MainWindow::showShortcuts() {
+    auto *d = new ShortcutsDialog(allActions(), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->open();
+}
+
+void MainWindow::connectTo(const client::Endpoint &endpoint) {
+    qCInfo(lcUi) << "connecting to" << endpoint.baseUrl.toDisplayString();
+    setWindowTitle(tr("Flotilla monitor - %1").arg(endpoint.baseUrl.toDisplayString()));
+    m_session.close();
+    m_session.open(endpoint);
+}
+
+void MainWindow::showConnectDialog() {
+    auto *dialog = new ConnectDialog(m_credentials, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const client::Endpoint current = m_session.client().endpoint();
+    if (current.baseUrl.isValid())
+        dialog->preset(current.baseUrl, current.token);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { connectTo(dialog->endpoint()); });
+    dialog->open();
+}
+
+void MainWindow::updateCounts() {
+    const AgentsModel &agents = m_session.agents();
+    int working = 0;
+    int waiting = 0;
+    for (int row = 0; row < agents.rowCount(); ++row) {
+        const QString s = agents.index(row, AgentsModel::Status).data().toString();
+        working += s == QLatin1String("working");
+        waiting += s == QLatin1String("waiting_permission");
+    }
+    QString text = tr("%n agent(s), %1 working", nullptr, agents.rowCount()).arg(working);
+    if (waiting > 0)
+        text += tr(", %1 waiting for permission").arg(waiting);
+    m_counts->setText(text);
+}
+
+void MainWindow::saveLayout() const {
+    QSettings s;
+    s.setValue(kGeometry, saveGeometry());
+    s.setValue(kState, saveState(kLayoutVersion));
+    s.setValue(kSplitter, m_split->saveState());
+    s.setValue(kHeader, m_agents->saveHeaderState());
+}
+
+void MainWindow::restoreLayout() {
+    QSettings s;
+    if (!restoreGeometry(s.value(kGeometry).toByteArray()))
+        resize(1280, 800);
+    restoreState(s.value(kState).toByteArray(), kLayoutVersion);
+    if (!m_split->restoreState(s.value(kSplitter).toByteArray()))
+        m_split->setSizes({700, 580});
+    m_agents->restoreHeaderState(s.value(kHeader).toByteArray());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event) {
+    saveLayout();
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace flotilla::monitor::ui

@@ -1,0 +1,78 @@
+#pragma once
+// The composition of the monitor's window: agents table | agent pane in a splitter, docks for
+// running tasks, notifications and the boss view, menus with the shortcuts, the connection
+// state in the status bar. Behaviour lives in the parts; this class only wires them and keeps
+// the layout (geometry, dock state, splitter sizes, table header) in QSettings.
+
+#include "client/ServiceClient.h"
+
+#include <QMainWindow>
+
+class QDockWidget;
+class QLabel;
+class QSplitter;
+
+namespace flotilla::monitor {
+class MonitorSession;
+}
+
+namespace flotilla::monitor::ui {
+
+class AgentActions;
+class AgentPane;
+class AgentsView;
+class BossPanel;
+class ConnectionStatusLabel;
+class CredentialStore;
+class NotificationsPanel;
+class PermissionPrompter;
+class TasksPanel;
+class TrayNotifier;
+
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(MainWindow)
+public:
+    MainWindow(MonitorSession &session, CredentialStore &credentials, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    void connectTo(const client::Endpoint &endpoint);
+    void showConnectDialog();
+    void saveLayout() const;
+
+    AgentsView *agentsView() const { return m_agents; }
+    AgentPane *agentPane() const { return m_pane; }
+    TasksPanel *tasksPanel() const { return m_tasks; }
+    BossPanel *bossPanel() const { return m_boss; }
+    NotificationsPanel *notificationsPanel() const { return m_notifications; }
+    AgentActions *agentActions() const { return m_actions; }
+    PermissionPrompter *permissions() const { return m_permissions; }
+    QList<QAction *> allActions() const;
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    QDockWidget *addDock(QWidget *content, const QString &title, const QString &name);
+    void buildMenus();
+    void restoreLayout();
+    void updateCounts();
+    void showShortcuts();
+
+    MonitorSession &m_session;
+    CredentialStore &m_credentials;
+    AgentsView *m_agents;
+    AgentPane *m_pane;
+    QSplitter *m_split;
+    TasksPanel *m_tasks;
+    NotificationsPanel *m_notifications;
+    BossPanel *m_boss;
+    AgentActions *m_actions;
+    PermissionPrompter *m_permissions;
+    TrayNotifier *m_tray;
+    ConnectionStatusLabel *m_connection;
+    QLabel *m_counts;
+    QList<QAction *> m_windowActions;
+};
+
+} // namespace flotilla::monitor::ui

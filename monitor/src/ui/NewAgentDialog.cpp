@@ -1,0 +1,105 @@
+#include "ui/NewAgentDialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QVBoxLayout>
+
+namespace flotilla::monitor::ui {
+
+namespace {
+const QString kLastCwd = QStringLiteral("newAgent/lastCwd");
+} // namespace
+
+NewAgentDialog::NewAgentDialog(QWidget *parent)
+    : QDialog(parent)
+    , m_name(new QLineEdit(this))
+    , m_cwd(new QLineEdit(this))
+    , m_class(new QComboBox(this))
+    , m_model(new QComboBox(this))
+    , m_permission(new QComboBox(this))
+    , m_error(new QLabel(this)) {
+    setObjectName(QStringLiteral("newAgentDialog"));
+    setWindowTitle(tr("New agent"));
+    m_name->setObjectName(QStringLiteral("agentName"));
+    m_cwd->setObjectName(QStringLiteral("agentCwd"));
+    m_name->setMaxLength(100);
+    m_cwd->setText(QSettings().value(kLastCwd, QDir::homePath()).toString());
+    m_class->setEditable(true);
+    m_class->addItems({QStringLiteral("builder"), QStringLiteral("reviewer"),
+                       QStringLiteral("researcher"), QStringLiteral("boss")});
+    m_model->setEditable(true);
+    m_model->addItems({QStringLiteral("sonnet"), QStringLiteral("opus"), QStringLiteral("haiku")});
+    m_permission->addItem(tr("Ask before using tools"), QStringLiteral("ask"));
+    m_permission->addItem(tr("Allow every tool (auto)"), QStringLiteral("auto"));
+    m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_error->setWordWrap(true);
+    m_error->hide();
+
+    auto *browse = new QPushButton(tr("&Browse..."), this);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Working directory"), m_cwd->text());
+        if (!dir.isEmpty())
+            m_cwd->setText(dir);
+    });
+    auto *cwdRow = new QHBoxLayout;
+    cwdRow->addWidget(m_cwd, 1);
+    cwdRow->addWidget(browse);
+    auto *form = new QFormLayout;
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("&Working directory:"), cwdRow);
+    form->addRow(tr("&Class:"), m_class);
+    form->addRow(tr("&Model:"), m_model);
+    form->addRow(tr("&Permissions:"), m_permission);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("C&reate"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &NewAgentDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &NewAgentDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_error);
+    layout->addWidget(buttons);
+    resize(480, sizeHint().height());
+}
+
+QJsonObject NewAgentDialog::fields() const {
+    QJsonObject o{{QStringLiteral("name"), m_name->text().trimmed()},
+                  {QStringLiteral("cwd"), m_cwd->text().trimmed()},
+                  {QStringLiteral("permissionMode"), m_permission->currentData().toString()}};
+    const QString cls = m_class->currentText().trimmed();
+    if (!cls.isEmpty())
+        o.insert(QStringLiteral("class"), cls);
+    const QString model = m_model->currentText().trimmed();
+    if (!model.isEmpty())
+        o.insert(QStringLiteral("model"), model);
+    return o;
+}
+
+void NewAgentDialog::showError(const QString &error) {
+    m_error->setText(error);
+    m_error->setVisible(!error.isEmpty());
+    setEnabled(true);
+}
+
+void NewAgentDialog::accept() {
+    // The dialog stays open until the service answers: a refused name (409) or directory (422)
+    // is shown here, where it can be corrected.
+    if (m_name->text().trimmed().isEmpty()) {
+        showError(tr("Enter a name."));
+        m_name->setFocus();
+        return;
+    }
+    QSettings().setValue(kLastCwd, m_cwd->text().trimmed());
+    m_error->hide();
+    Q_EMIT createRequested(fields());
+}
+
+} // namespace flotilla::monitor::ui

@@ -1,0 +1,52 @@
+#include "ui/TrayNotifier.h"
+
+#include "ui/UiLog.h"
+
+#include <QGuiApplication>
+#include <QSystemTrayIcon>
+#include <QWidget>
+
+namespace flotilla::monitor::ui {
+
+TrayNotifier::TrayNotifier(QWidget *window)
+    : QObject(window)
+    , m_window(window) {
+    if (!QSystemTrayIcon::isSystemTrayAvailable()) {
+        qCInfo(lcUi) << "no system tray: notifications are shown in the list only";
+        return;
+    }
+    m_tray = new QSystemTrayIcon(QGuiApplication::windowIcon(), this);
+    m_tray->setToolTip(QStringLiteral("Flotilla monitor"));
+    connect(m_tray, &QSystemTrayIcon::activated, this, [this] {
+        m_window->showNormal();
+        m_window->raise();
+        m_window->activateWindow();
+    });
+    connect(m_tray, &QSystemTrayIcon::messageClicked, this, [this] {
+        m_window->showNormal();
+        m_window->activateWindow();
+    });
+    m_tray->show();
+}
+
+void TrayNotifier::notify(const QJsonObject &n) {
+    if (!m_tray || !QSystemTrayIcon::supportsMessages())
+        return;
+    QString title = n.value(QStringLiteral("title")).toString();
+    const QString agent = n.value(QStringLiteral("agentName")).toString();
+    if (!agent.isEmpty())
+        title = agent + QStringLiteral(": ") + title;
+    m_tray->showMessage(title, n.value(QStringLiteral("message")).toString(),
+                        QSystemTrayIcon::Information, 8000);
+}
+
+void TrayNotifier::notifyPermission(const QJsonObject &r) {
+    if (!m_tray || !QSystemTrayIcon::supportsMessages() || m_window->isActiveWindow())
+        return;
+    m_tray->showMessage(
+        tr("%1 asks for permission").arg(r.value(QStringLiteral("agentName")).toString()),
+        tr("Tool: %1").arg(r.value(QStringLiteral("tool")).toString()), QSystemTrayIcon::Warning,
+        15000);
+}
+
+} // namespace flotilla::monitor::ui
