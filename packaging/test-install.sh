@@ -43,6 +43,7 @@ if ! command -v debootstrap >/dev/null; then
 fi
 
 root="$(mktemp -d /var/tmp/flotilla-test-install.XXXXXX)"
+chmod 755 "$root" # it becomes /: users and apt's _apt must traverse it
 flotillad_pid=""
 manager_pid=""
 unit_cg=""
@@ -90,6 +91,7 @@ else
   tar -czf "$tarball.tmp" -C "$root" --exclude=./proc --exclude=./sys --exclude=./dev . &&
     mv "$tarball.tmp" "$tarball"
 fi
+chmod 755 "$root" # again: the cached tarball carries the mode of mktemp's directory
 grep -q '^12' "$root/etc/debian_version" || die "not Debian 12: $(cat "$root/etc/debian_version")"
 mkdir -p "$root/proc" "$root/dev" "$root/sys"
 # The root is a mount point of its own, as systemd's namespace set-up (the unit phase) expects.
@@ -101,6 +103,12 @@ mount --rbind /dev "$root/dev"
 mount --make-rslave "$root/dev"
 mount --bind "$cache/archives" "$root/var/cache/apt/archives"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# As a Debian 12 installation has them: updates and security (debootstrap adds only main).
+cat >"$root/etc/apt/sources.list" <<EOF
+deb $mirror $suite main
+deb $mirror $suite-updates main
+deb http://deb.debian.org/debian-security $suite-security main
+EOF
 # No daemons start inside the chroot (dependencies such as dbus ship init scripts).
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
@@ -156,7 +164,7 @@ home="$(in_root runuser -u flotest -- mktemp -d /tmp/home.XXXXXX)"
 token="test-install-$RANDOM$RANDOM"
 # --port 0 picks a free port; flotillad prints it ("listening on 127.0.0.1:PORT").
 log "starting flotillad as flotest, HOME=$home, --port 0, with AUTH_TOKEN"
-chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin runuser -u flotest -- \
+chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin runuser -u flotest -- \
   /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" AUTH_TOKEN="$token" \
   /usr/bin/flotillad --port 0 >"$root/tmp/flotillad.log" 2>&1 &
 flotillad_pid=$!
@@ -207,6 +215,8 @@ unit_phase() {
   uid="$(in_root id -u flotest)"
   run="/run/user/$uid"
   in_root install -d -o flotest -g flotest -m 700 "$run"
+  # systemd --user refuses to run unless the system looks booted with systemd (sd_booted()).
+  in_root install -d /run/systemd/system
   cg=""
   for base in /sys/fs/cgroup/unified /sys/fs/cgroup/systemd /sys/fs/cgroup; do
     if [ -f "$base/cgroup.procs" ] && mkdir "$base/flotilla-test-install-$$" 2>/dev/null; then
@@ -220,18 +230,21 @@ unit_phase() {
   # The unit reads its token from ~/.config/flotilla/flotillad.env, as documented.
   env_file="$home/.config/flotilla/flotillad.env"
   in_root runuser -u flotest -- install -D -m 600 /dev/null "$env_file"
-  printf 'AUTH_TOKEN=%s
-FLOTILLA_PORT=0
-' "$token" >"$root$env_file"
-  # Start the manager inside the delegated cgroup (the subshell moves itself there first).
+  printf 'AUTH_TOKEN=%s\nFLOTILLA_PORT=%s\n' "$token" "$port" >"$root$env_file"
+  # Start the manager inside the delegated cgroup (the subshell moves itself there first), in a
+  # mount namespace whose root *is* the test root (pivot_root, not chroot: the kernel refuses
+  # user namespaces, which the unit's sandboxing uses, to chrooted processes).
+  in_root systemd-machine-id-setup >/dev/null 2>&1 || true
+  mkdir -p "$root/.oldroot"
   (
     echo "$BASHPID" >"$cg/cgroup.procs"
-    exec chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin runuser -u flotest -- \
-      /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="$run" \
-      /usr/lib/systemd/systemd --user
+    exec unshare --mount --propagation private sh -c "cd '$root' && pivot_root . .oldroot &&
+      cd / && umount -l /.oldroot && exec /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+      runuser -u flotest -- /usr/bin/env -i PATH=/usr/bin:/bin HOME='$home' \
+      XDG_RUNTIME_DIR='$run' /usr/lib/systemd/systemd --user"
   ) >"$root/tmp/systemd-user.log" 2>&1 &
   manager_pid=$!
-  local ctl=(chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin runuser -u flotest --
+  local ctl=(chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin runuser -u flotest --
              /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="$run")
   for _ in $(seq 1 100); do
     [ -S "$root$run/systemd/private" ] && break
@@ -256,8 +269,12 @@ FLOTILLA_PORT=0
   done
   "${ctl[@]}" systemctl --user status --no-pager flotillad | head -n 12 || true
   local h
-  h="$(curl -fsS "http://127.0.0.1:$uport/api/health")" ||
-    { unit_result="FAIL: GET /api/health under the unit"; return 0; }
+  if ! h="$(curl -fsS "http://127.0.0.1:$uport/api/health")"; then
+    log "unit: flotillad environment: $(tr '\0' ' ' <"/proc/$upid/environ" 2>/dev/null | sed 's/AUTH_TOKEN=[^ ]*/AUTH_TOKEN=.../')"
+    log "unit: its sockets: $(ss -Hltnp 2>/dev/null | grep "pid=$upid," || echo none)"
+    unit_result="FAIL: GET /api/health under the unit"
+    return 0
+  fi
   log "unit: flotillad pid $upid on port $uport, GET /api/health -> $h"
   grep -q '"authRequired":true' <<<"$h" ||
     { unit_result="FAIL: the unit did not pass AUTH_TOKEN from flotillad.env"; return 0; }
@@ -307,6 +324,4 @@ while IFS= read -r path; do
 done <"$owned"
 [ "$left" = 0 ] || die "files of the packages remain after purge"
 log "purged: dpkg -L lists nothing, none of the $(wc -l <"$owned") paths remain"
-in_root apt-get autoremove --purge -y -q >/dev/null
-log "autoremove: back to $(in_root dpkg-query -W -f='${Package}\n' | wc -l) packages (was $before)"
 log "PASS"
