@@ -1,24 +1,30 @@
-# The monitor's window against a real flotillad child process (issue 5). GUI suites run under
-# Xvfb (xvfb-run -a) with the xcb platform, as on a desktop; without xvfb-run they fall back to
-# the offscreen platform so a developer box without X still runs them.
+# The monitor's window (issue 5). GUI suites run under Xvfb (xvfb-run -a) with the xcb platform,
+# as on a desktop; without xvfb-run they fall back to the offscreen platform so a box without X
+# still runs them. The suites that need a service run the real flotillad binary.
 find_program(FLOTILLA_XVFB_RUN xvfb-run)
 
 set(FLOTILLA_SCREENSHOT_DIR ${CMAKE_BINARY_DIR}/screenshots)
 
-add_executable(tst_monitor_ui tst_monitor_ui.cpp)
-target_link_libraries(tst_monitor_ui PRIVATE flotilla_monitor_ui flotilla_testsupport
-    flotilla_build_flags)
-target_compile_definitions(tst_monitor_ui PRIVATE
-    FLOTILLA_SCREENSHOT_DIR="${FLOTILLA_SCREENSHOT_DIR}")
-add_dependencies(tst_monitor_ui flotillad)
+function(flotilla_monitor_ui_test name)
+    add_executable(${name} ${name}.cpp)
+    target_link_libraries(${name} PRIVATE flotilla_monitor_ui flotilla_testsupport
+        flotilla_build_flags)
+    target_compile_definitions(${name} PRIVATE
+        FLOTILLA_SCREENSHOT_DIR="${FLOTILLA_SCREENSHOT_DIR}")
+    add_dependencies(${name} flotillad)
+    if(FLOTILLA_XVFB_RUN)
+        add_test(NAME ${name} COMMAND ${FLOTILLA_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+            $<TARGET_FILE:${name}>)
+        set(qpa xcb)
+    else()
+        add_test(NAME ${name} COMMAND ${name})
+        set(qpa offscreen)
+    endif()
+    # The rules are one variable: its ';' must not split the ENVIRONMENT list.
+    set_tests_properties(${name} PROPERTIES TIMEOUT 300
+        ENVIRONMENT "QT_QPA_PLATFORM=${qpa};QT_LOGGING_RULES=qt.httpserver.warning=false\\;flotilla.*.info=false\\;qt.qpa.*=false")
+endfunction()
 
-if(FLOTILLA_XVFB_RUN)
-    add_test(NAME tst_monitor_ui COMMAND ${FLOTILLA_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
-        $<TARGET_FILE:tst_monitor_ui>)
-    set(_flotilla_qpa xcb)
-else()
-    add_test(NAME tst_monitor_ui COMMAND tst_monitor_ui)
-    set(_flotilla_qpa offscreen)
-endif()
-set_tests_properties(tst_monitor_ui PROPERTIES TIMEOUT 300
-    ENVIRONMENT "QT_QPA_PLATFORM=${_flotilla_qpa};QT_LOGGING_RULES=qt.httpserver.warning=false\\;flotilla.*.info=false\\;qt.qpa.*=false")
+flotilla_monitor_ui_test(tst_monitor_ui)
+flotilla_monitor_ui_test(tst_monitor_ui_dialogs)
+flotilla_monitor_ui_test(tst_monitor_ui_agents)

@@ -6,9 +6,8 @@
 // Runs under Xvfb (see monitor_ui_tests.cmake); everything it writes lives in a temp HOME.
 
 #include "core/MonitorSession.h"
-#include "support/HttpClient.h"
-#include "support/MockAnthropic.h"
-#include "support/ServiceProcess.h"
+#include "support/HermeticGui.h"
+#include "support/MonitorUiFixture.h"
 #include "ui/AgentActions.h"
 #include "ui/AgentPane.h"
 #include "ui/AgentsProxy.h"
@@ -87,84 +86,30 @@ class TestMonitorUi final : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_tmp;
-    MockAnthropic m_mock;
-    ServiceProcess m_service;
-    HttpClient m_http;
-    QString m_cwd;
-    std::unique_ptr<MonitorSession> m_session;
-    std::unique_ptr<ui::FileCredentialStore> m_store;
-    std::unique_ptr<ui::MainWindow> m_window;
+    MonitorUiFixture f;
     bool m_execAnswered = false;
     QJsonObject m_execResult;
 
-    QUrl url(const QString &path) const { return localUrl(m_service.port(), path); }
-    QUrl baseUrl() const { return localUrl(m_service.port(), {}); }
-
-    QProcessEnvironment serviceEnv() const {
-        // The agents' CLI inherits flotillad's environment: point it at the mock, in a temp HOME.
-        const QString home = m_tmp.path() + QStringLiteral("/service-home");
-        QProcessEnvironment env = m_mock.claudeEnvironment(home);
-        env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
-        env.remove(QStringLiteral("AUTH_TOKEN"));
-        env.remove(QStringLiteral("FLOTILLA_PORT"));
-        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-        return env;
-    }
-
-    bool startService(quint16 port = 0) {
-        QDir().mkpath(m_tmp.path() + QStringLiteral("/service-home"));
-        QStringList args{QStringLiteral("--data-dir"), m_tmp.path() + QStringLiteral("/data"),
-                         QStringLiteral("--claude-bin"), MockAnthropic::claudeBinary()};
-        if (port != 0)
-            args << QStringLiteral("--port") << QString::number(port);
-        return m_service.start(args, serviceEnv());
-    }
-
-    QString createAgent(const QString &name, const QJsonObject &extra = {}) {
-        QJsonObject body{{QStringLiteral("name"), name},
-                         {QStringLiteral("cwd"), m_cwd},
-                         {QStringLiteral("permissionMode"), QStringLiteral("auto")}};
-        for (auto it = extra.begin(); it != extra.end(); ++it)
-            body.insert(it.key(), it.value());
-        const HttpResponse r = m_http.post(url(QStringLiteral("/api/agents")), body);
-        return r.status == 201 ? str(r.object(), "id") : QString();
-    }
-
-    ui::AgentsView *agentsView() const { return m_window->agentsView(); }
-    QTableView *table() const { return agentsView()->table(); }
+    QUrl url(const QString &path) const { return f.url(path); }
+    ui::AgentsView *agentsView() const { return f.agentsView(); }
+    QTableView *table() const { return f.table(); }
 
 private Q_SLOTS:
     void initTestCase() {
-        QVERIFY(m_tmp.isValid());
-        QVERIFY(m_mock.start());
-        QVERIFY2(startService(), m_service.stdErr().constData());
-        m_cwd = m_tmp.path() + QStringLiteral("/project");
-        QVERIFY(QDir().mkpath(m_cwd));
+        QVERIFY2(f.startService(), f.service.stdErr().constData());
         for (const char *name : {"alpha-builder", "beta-reviewer", "gamma-researcher"}) {
             const QString n = QLatin1String(name);
-            QVERIFY(!createAgent(n, {{QStringLiteral("class"), n.section(QLatin1Char('-'), 1)}})
+            QVERIFY(!f.createAgent(n, {{QStringLiteral("class"), n.section(QLatin1Char('-'), 1)}})
                          .isEmpty());
         }
-
-        m_session = std::make_unique<MonitorSession>();
-        m_session->client().setInitialBackoffMs(100);
-        m_session->client().setMaxBackoffMs(400);
-        m_store = std::make_unique<ui::FileCredentialStore>(m_tmp.path() +
-                                                            QStringLiteral("/tokens.json"));
-        m_window = std::make_unique<ui::MainWindow>(*m_session, *m_store);
-        m_window->resize(1400, 860);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-        m_window->connectTo({baseUrl(), {}});
+        QVERIFY(f.openWindow());
     }
 
     void cleanupTestCase() {
-        if (m_window)
-            m_window->saveLayout();
-        m_window.reset();
-        m_session.reset();
-        m_service.terminate();
+        if (f.window)
+            f.window->saveLayout();
+        f.closeWindow();
+        f.service.terminate();
     }
 
     void tableShowsAgents() {
@@ -176,12 +121,12 @@ private Q_SLOTS:
         const QModelIndex status = table()->model()->index(0, AgentsModel::Status);
         QCOMPARE(status.data().toString(), QStringLiteral("idle"));
         QVERIFY(!status.data(Qt::DecorationRole).value<QIcon>().isNull());
-        auto *state = m_window->findChild<ui::ConnectionStatusLabel *>();
+        auto *state = f.window->findChild<ui::ConnectionStatusLabel *>();
         QVERIFY(state);
         QTRY_COMPARE(state->property("connectionState").toString(),
                      client::toString(client::ConnectionState::Connected));
         QVERIFY(state->text().contains(QStringLiteral("Connected")));
-        auto *counts = m_window->findChild<QLabel *>(QStringLiteral("agentCounts"));
+        auto *counts = f.window->findChild<QLabel *>(QStringLiteral("agentCounts"));
         QVERIFY(counts->text().startsWith(QStringLiteral("3 agent")));
     }
 
@@ -212,12 +157,12 @@ private Q_SLOTS:
     }
 
     void ctrlFFocusesTheFilter() {
-        m_window->activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        f.window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(f.window.get()));
         table()->setFocus();
-        QTest::keyClick(m_window.get(), Qt::Key_F, Qt::ControlModifier);
+        QTest::keyClick(f.window.get(), Qt::Key_F, Qt::ControlModifier);
         QTRY_VERIFY(agentsView()->filterEdit()->hasFocus());
-        QTest::keyClick(m_window.get(), Qt::Key_L, Qt::ControlModifier);
+        QTest::keyClick(f.window.get(), Qt::Key_L, Qt::ControlModifier);
         QTRY_VERIFY(!agentsView()->filterEdit()->hasFocus());
     }
 
@@ -230,28 +175,28 @@ private Q_SLOTS:
     }
 
     void agentCreatedAndDeletedElsewhereAppearsAndDisappears() {
-        const QString id = createAgent(QStringLiteral("delta-remote"));
+        const QString id = f.createAgent(QStringLiteral("delta-remote"));
         QVERIFY(!id.isEmpty());
         QTRY_VERIFY(tableNames(table()).contains(QStringLiteral("delta-remote")));
-        QCOMPARE(m_http.del(url(QStringLiteral("/api/agents/") + id)).status, 204);
+        QCOMPARE(f.http.del(url(QStringLiteral("/api/agents/") + id)).status, 204);
         QTRY_VERIFY(!tableNames(table()).contains(QStringLiteral("delta-remote")));
         QCOMPARE(table()->model()->rowCount(), 3);
     }
 
     void deleteActionAsksAndDeletesTheSelection() {
-        QVERIFY(!createAgent(QStringLiteral("epsilon-temp")).isEmpty());
-        QVERIFY(!createAgent(QStringLiteral("zeta-temp")).isEmpty());
+        QVERIFY(!f.createAgent(QStringLiteral("epsilon-temp")).isEmpty());
+        QVERIFY(!f.createAgent(QStringLiteral("zeta-temp")).isEmpty());
         QTRY_COMPARE(table()->model()->rowCount(), 5);
         // Multi-selection: both temp agents.
         agentsView()->filterEdit()->setText(QStringLiteral("-temp"));
         QCOMPARE(table()->model()->rowCount(), 2);
         table()->selectAll();
         QCOMPARE(agentsView()->selectedAgentIds().size(), 2);
-        ui::AgentActions *actions = m_window->agentActions();
+        ui::AgentActions *actions = f.window->agentActions();
         QVERIFY(actions->deleteAgents->isEnabled());
         actions->deleteAgents->trigger();
         QMessageBox *box = nullptr;
-        QTRY_VERIFY((box = m_window->findChild<QMessageBox *>(QStringLiteral("confirmDelete"))));
+        QTRY_VERIFY((box = f.window->findChild<QMessageBox *>(QStringLiteral("confirmDelete"))));
         QVERIFY(box->text().contains(QStringLiteral("epsilon-temp")));
         QPushButton *yes = nullptr;
         for (QAbstractButton *b : box->buttons())
@@ -262,31 +207,31 @@ private Q_SLOTS:
         QTRY_COMPARE(table()->model()->rowCount(), 0);
         agentsView()->filterEdit()->clear();
         QTRY_COMPARE(table()->model()->rowCount(), 3);
-        QCOMPARE(m_http.get(url(QStringLiteral("/api/agents"))).array().size(), 3);
+        QCOMPARE(f.http.get(url(QStringLiteral("/api/agents"))).array().size(), 3);
     }
 
     void contextBarFollowsContextUpdates() {
         // A context_update of the agent shows in the bar's roles (the delegate paints them).
-        const QString id = m_session->agents().agentIdAt(0);
-        m_session->agents().setContext(id, 50000, 200000);
-        const int row = m_session->agents().rowOf(id);
-        const QModelIndex ctx = m_session->agents().index(row, AgentsModel::Context);
+        const QString id = f.session->agents().agentIdAt(0);
+        f.session->agents().setContext(id, 50000, 200000);
+        const int row = f.session->agents().rowOf(id);
+        const QModelIndex ctx = f.session->agents().index(row, AgentsModel::Context);
         QCOMPARE(ctx.data(AgentsModel::ContextFractionRole).toDouble(), 0.25);
     }
 
     void streamingOutputInTheAgentPane() {
-        const QString id = m_session->agents().agentIdAt(0); // alpha-builder, the first created
+        const QString id = f.session->agents().agentIdAt(0); // alpha-builder, the first created
         agentsView()->selectAgent(id);
-        ui::AgentPane *pane = m_window->agentPane();
+        ui::AgentPane *pane = f.window->agentPane();
         QTRY_COMPARE(pane->agentId(), id);
 
-        m_mock.queueToolUse(QStringLiteral("Bash"),
+        f.mock.queueToolUse(QStringLiteral("Bash"),
                             {{QStringLiteral("command"), QStringLiteral("echo monitor-tool-ok")},
                              {QStringLiteral("description"), QStringLiteral("say ok")}});
         QStringList lines;
         for (int i = 1; i <= 12; ++i)
             lines << QStringLiteral("Line %1 of the answer streamed to the monitor.").arg(i);
-        m_mock.queueText(lines.join(QLatin1Char('\n')), 8);
+        f.mock.queueText(lines.join(QLatin1Char('\n')), 8);
 
         // Type and send with Ctrl+Enter, as a user would.
         ui::MessageComposer *composer = pane->composer();
@@ -295,7 +240,7 @@ private Q_SLOTS:
         QTest::keyClick(composer->editor(), Qt::Key_Return, Qt::ControlModifier);
         QTRY_VERIFY_WITH_TIMEOUT(composer->text().isEmpty(), 10000);
 
-        OutputModel &out = m_session->output(id);
+        OutputModel &out = f.session->output(id);
         auto hasKind = [&out](int kind) {
             for (int row = 0; row < out.rowCount(); ++row)
                 if (out.index(row).data(OutputModel::KindRole).toInt() == kind)
@@ -311,7 +256,7 @@ private Q_SLOTS:
             return false;
         };
         QTRY_VERIFY_WITH_TIMEOUT(hasText(QStringLiteral("Line 12 of the answer")), 60000);
-        QTRY_COMPARE_WITH_TIMEOUT(str(m_session->agents().agent(id), "status"),
+        QTRY_COMPARE_WITH_TIMEOUT(str(f.session->agents().agent(id), "status"),
                                   QStringLiteral("idle"), 60000);
         QCOMPARE(pane->outputView()->model(), &out);
         // Following the stream: the view sits at the bottom.
@@ -320,7 +265,7 @@ private Q_SLOTS:
     }
 
     void historySearchShowsMatches() {
-        ui::AgentPane *pane = m_window->agentPane();
+        ui::AgentPane *pane = f.window->agentPane();
         QVERIFY(!pane->agentId().isEmpty());
         pane->searchPanel()->search(QStringLiteral("Line 7"));
         QTRY_VERIFY_WITH_TIMEOUT(pane->searchPanel()->results()->count() > 0, 15000);
@@ -333,9 +278,9 @@ private Q_SLOTS:
     }
 
     void runningTaskShowsOutputAndCanBeKilled() {
-        const QString agentId = m_window->agentPane()->agentId();
+        const QString agentId = f.window->agentPane()->agentId();
         // POST /api/exec answers when the command ends: fire it and watch the events.
-        m_session->client().post(
+        f.session->client().post(
             QStringLiteral("/api/exec"),
             {{QStringLiteral("agentId"), agentId},
              {QStringLiteral("command"),
@@ -345,12 +290,12 @@ private Q_SLOTS:
                 m_execAnswered = true;
                 m_execResult = r.body.object();
             });
-        ui::TasksPanel *tasks = m_window->tasksPanel();
+        ui::TasksPanel *tasks = f.window->tasksPanel();
         QTRY_COMPARE_WITH_TIMEOUT(tasks->list()->model()->rowCount(), 1, 10000);
         QTRY_VERIFY(!tasks->currentTaskId().isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(
             tasks->outputView()->toPlainText().contains(QStringLiteral("task line 5")), 10000);
-        auto *kill = m_window->findChild<QPushButton *>(QStringLiteral("killTask"));
+        auto *kill = f.window->findChild<QPushButton *>(QStringLiteral("killTask"));
         QVERIFY(kill && kill->isEnabled());
         // Keep it running for the screenshot; kill it at the end of that test.
         QVERIFY(!m_execAnswered);
@@ -358,43 +303,43 @@ private Q_SLOTS:
 
     void screenshotIsRenderedAndNotBlank() {
         // Some notifications for the list.
-        const QString agentId = m_window->agentPane()->agentId();
-        QCOMPARE(m_http
+        const QString agentId = f.window->agentPane()->agentId();
+        QCOMPARE(f.http
                      .post(url(QStringLiteral("/api/notify")),
                            {{QStringLiteral("agentId"), agentId},
                             {QStringLiteral("title"), QStringLiteral("Build finished")},
                             {QStringLiteral("message"), QStringLiteral("All 42 tests pass")}})
                      .status,
                  201);
-        QTRY_COMPARE(m_session->notifications().rowCount(), 1);
+        QTRY_COMPARE(f.session->notifications().rowCount(), 1);
         // Task labels, and one agent busy with a slow answer while the window is grabbed.
         const QStringList labels{QStringLiteral("Refactor the HTTP layer"),
                                  QStringLiteral("Review PR #42"),
                                  QStringLiteral("Survey WebSocket libraries")};
         for (int row = 0; row < 3; ++row)
             QCOMPARE(
-                m_http
-                    .patch(url(QStringLiteral("/api/agents/") + m_session->agents().agentIdAt(row)),
+                f.http
+                    .patch(url(QStringLiteral("/api/agents/") + f.session->agents().agentIdAt(row)),
                            {{QStringLiteral("taskLabel"), labels[row]}})
                     .status,
                 200);
-        const QString busy = m_session->agents().agentIdAt(1);
-        m_mock.queueSlow(QStringLiteral("A long review that takes its time."), 30000);
-        QCOMPARE(m_http
+        const QString busy = f.session->agents().agentIdAt(1);
+        f.mock.queueSlow(QStringLiteral("A long review that takes its time."), 30000);
+        QCOMPARE(f.http
                      .post(url(QStringLiteral("/api/agents/%1/message").arg(busy)),
                            {{QStringLiteral("message"), QStringLiteral("review PR 42")}})
                      .status,
                  200);
-        QTRY_COMPARE_WITH_TIMEOUT(str(m_session->agents().agent(busy), "status"),
+        QTRY_COMPARE_WITH_TIMEOUT(str(f.session->agents().agent(busy), "status"),
                                   QStringLiteral("working"), 30000);
         QTRY_VERIFY(tableNames(table()).size() == 3 &&
                     table()->model()->index(2, AgentsModel::Task).data().toString() == labels[2]);
-        m_window->statusBar()->clearMessage();
-        m_session->agents().setContext(m_session->agents().agentIdAt(1), 160000, 200000);
-        m_session->agents().setContext(m_session->agents().agentIdAt(2), 130000, 200000);
+        f.window->statusBar()->clearMessage();
+        f.session->agents().setContext(f.session->agents().agentIdAt(1), 160000, 200000);
+        f.session->agents().setContext(f.session->agents().agentIdAt(2), 130000, 200000);
         QTest::qWait(200); // let the views paint the last updates
 
-        const QPixmap shot = m_window->grab();
+        const QPixmap shot = f.window->grab();
         QVERIFY(!shot.isNull());
         const QImage image = shot.toImage();
         QVERIFY(image.width() >= 800 && image.height() >= 500);
@@ -414,7 +359,7 @@ private Q_SLOTS:
         qInfo("screenshot: %s (%d colours)", qPrintable(path), colours);
 
         // Now kill the task through the panel's button.
-        auto *kill = m_window->findChild<QPushButton *>(QStringLiteral("killTask"));
+        auto *kill = f.window->findChild<QPushButton *>(QStringLiteral("killTask"));
         QVERIFY(kill->isEnabled());
         kill->click();
         QTRY_VERIFY_WITH_TIMEOUT(!kill->isEnabled(), 10000);
@@ -423,138 +368,38 @@ private Q_SLOTS:
     }
 
     void stopActionStopsTheSelectedAgent() {
-        const QString busy = m_session->agents().agentIdAt(1);
-        QCOMPARE(str(m_session->agents().agent(busy), "status"), QStringLiteral("working"));
+        const QString busy = f.session->agents().agentIdAt(1);
+        QCOMPARE(str(f.session->agents().agent(busy), "status"), QStringLiteral("working"));
         agentsView()->selectAgent(busy);
         QCOMPARE(agentsView()->selectedAgentIds(), QStringList{busy});
-        QTest::keyClick(m_window.get(), Qt::Key_Period, Qt::ControlModifier);
+        QTest::keyClick(f.window.get(), Qt::Key_Period, Qt::ControlModifier);
         QTRY_VERIFY_WITH_TIMEOUT(
-            str(m_session->agents().agent(busy), "status") != QStringLiteral("working"), 15000);
+            str(f.session->agents().agent(busy), "status") != QStringLiteral("working"), 15000);
     }
 
     void reconnectsAfterRestartAndKeepsSelection() {
-        agentsView()->selectAgent(m_session->agents().agentIdAt(1));
+        agentsView()->selectAgent(f.session->agents().agentIdAt(1));
         const QStringList before = agentsView()->selectedAgentIds();
         QCOMPARE(before.size(), 1);
-        const quint16 port = m_service.port();
-        QVERIFY(m_service.terminate());
-        auto *state = m_window->findChild<ui::ConnectionStatusLabel *>();
+        const quint16 port = f.service.port();
+        QVERIFY(f.service.terminate());
+        auto *state = f.window->findChild<ui::ConnectionStatusLabel *>();
         QTRY_COMPARE_WITH_TIMEOUT(state->property("connectionState").toString(),
                                   client::toString(client::ConnectionState::Reconnecting), 10000);
         QVERIFY(state->text().contains(QStringLiteral("Reconnecting")));
-        QVERIFY2(startService(port), m_service.stdErr().constData());
+        QVERIFY2(f.startService(port), f.service.stdErr().constData());
         QTRY_COMPARE_WITH_TIMEOUT(state->property("connectionState").toString(),
                                   client::toString(client::ConnectionState::Connected), 15000);
         QTRY_COMPARE(table()->model()->rowCount(), 3);
         QCOMPARE(agentsView()->selectedAgentIds(), before);
-        QCOMPARE(m_window->agentPane()->agentId(), agentsView()->currentAgentId());
-    }
-
-    void connectDialogRemembersServicesAndTokens() {
-        ui::FileCredentialStore store(m_tmp.path() + QStringLiteral("/dialog-tokens.json"));
-        {
-            ui::ConnectDialog dialog(store);
-            dialog.show();
-            // The file store is not a keyring: the dialog says where tokens go.
-            auto *warning = dialog.findChild<QLabel *>(QStringLiteral("keyringWarning"));
-            QVERIFY(warning->isVisible());
-            QVERIFY(warning->text().contains(QStringLiteral("dialog-tokens.json")));
-            dialog.findChild<QLineEdit *>(QStringLiteral("serviceUrl"))
-                ->setText(QStringLiteral("http://127.0.0.1:5999"));
-            dialog.findChild<QLineEdit *>(QStringLiteral("serviceToken"))
-                ->setText(QStringLiteral("s3cret-token"));
-            dialog.accept();
-            QCOMPARE(dialog.result(), int(QDialog::Accepted));
-            QCOMPARE(dialog.endpoint().token, QByteArray("s3cret-token"));
-        }
-        QFile tokens(store.path());
-        QVERIFY(tokens.exists());
-        QCOMPARE(tokens.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther |
-                                         QFileDevice::WriteGroup | QFileDevice::WriteOther),
-                 QFileDevice::Permissions());
-        const ui::ServiceProfiles profiles;
-        QVERIFY(profiles.indexOf(QUrl(QStringLiteral("http://127.0.0.1:5999"))) >= 0);
-        QCOMPARE(profiles.lastUsed(), QUrl(QStringLiteral("http://127.0.0.1:5999")));
-        // Reopened: the last service is selected and its token read back from the store.
-        ui::ConnectDialog again(store);
-        auto *token = again.findChild<QLineEdit *>(QStringLiteral("serviceToken"));
-        QTRY_COMPARE(token->text(), QStringLiteral("s3cret-token"));
-        QCOMPARE(again.endpoint().baseUrl, QUrl(QStringLiteral("http://127.0.0.1:5999")));
-        // A bad URL keeps the dialog open.
-        again.findChild<QLineEdit *>(QStringLiteral("serviceUrl"))
-            ->setText(QStringLiteral("ftp://x"));
-        again.accept();
-        QCOMPARE(again.result(), int(QDialog::Rejected));
-    }
-
-    void permissionDialogAnswers() {
-        QJsonObject request{{QStringLiteral("id"), QStringLiteral("perm-1")},
-                            {QStringLiteral("agentName"), QStringLiteral("alpha-builder")},
-                            {QStringLiteral("tool"), QStringLiteral("Write")},
-                            {QStringLiteral("toolInput"),
-                             QJsonObject{{QStringLiteral("file_path"), QStringLiteral("/tmp/x")}}}};
-        ui::PermissionDialog dialog(request);
-        dialog.setAttribute(Qt::WA_DeleteOnClose, false);
-        QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("permissionTool"))->text(),
-                 QStringLiteral("Write"));
-        QVERIFY(dialog.findChild<QPlainTextEdit *>(QStringLiteral("permissionInput"))
-                    ->toPlainText()
-                    .contains(QStringLiteral("/tmp/x")));
-        QString answeredId;
-        bool granted = false;
-        connect(&dialog, &ui::PermissionDialog::answered, this, [&](const QString &id, bool g) {
-            answeredId = id;
-            granted = g;
-        });
-        dialog.show();
-        dialog.findChild<QPushButton *>(QStringLiteral("grantButton"))->click();
-        QCOMPARE(answeredId, QStringLiteral("perm-1"));
-        QVERIFY(granted);
-    }
-
-    void shortcutsDialogListsTheActions() {
-        ui::ShortcutsDialog dialog(m_window->allActions());
-        auto *tableWidget = dialog.findChild<QTableWidget *>(QStringLiteral("shortcutsTable"));
-        QStringList rows;
-        for (int r = 0; r < tableWidget->rowCount(); ++r)
-            rows << tableWidget->item(r, 0)->text() + QLatin1Char('=') +
-                        tableWidget->item(r, 1)->text();
-        const QString all = rows.join(QLatin1Char('\n'));
-        QVERIFY2(all.contains(QStringLiteral("New agent=Ctrl+N")), qPrintable(all));
-        QVERIFY2(all.contains(QStringLiteral("Delete agents=Del")), qPrintable(all));
-        QVERIFY2(all.contains(QStringLiteral("Stop agents=Ctrl+.")), qPrintable(all));
-        QVERIFY2(all.contains(QStringLiteral("Reconnect=F5")), qPrintable(all));
-        QVERIFY2(all.contains(QStringLiteral("Message box=Ctrl+L")), qPrintable(all));
-    }
-
-    void layoutIsRemembered() {
-        m_window->saveLayout();
-        QSettings s;
-        QVERIFY(!s.value(QStringLiteral("window/geometry")).toByteArray().isEmpty());
-        QVERIFY(!s.value(QStringLiteral("window/state")).toByteArray().isEmpty());
-        QVERIFY(!s.value(QStringLiteral("window/splitter")).toByteArray().isEmpty());
-        // The settings live in the temp HOME, never in the real one.
-        QVERIFY(s.fileName().startsWith(QDir::homePath()));
-        QVERIFY(QDir::homePath().startsWith(QDir::tempPath()));
+        QCOMPARE(f.window->agentPane()->agentId(), agentsView()->currentAgentId());
     }
 };
 
-// A temp HOME and XDG dirs before QApplication reads them: QSettings, the token file and the
-// window layout never touch the real user's files.
 int main(int argc, char *argv[]) {
     QTemporaryDir home;
-    if (!home.isValid())
+    if (!makeHermeticGuiHome(home))
         return 1;
-    const QByteArray h = home.path().toUtf8();
-    qputenv("HOME", h);
-    qputenv("XDG_CONFIG_HOME", h + "/config");
-    qputenv("XDG_DATA_HOME", h + "/data");
-    qputenv("XDG_CACHE_HOME", h + "/cache");
-    QDir().mkpath(home.path() + QStringLiteral("/runtime"));
-    QFile::setPermissions(home.path() + QStringLiteral("/runtime"),
-                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    qputenv("XDG_RUNTIME_DIR", h + "/runtime");
-    QStandardPaths::setTestModeEnabled(true);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("flotilla-test"));
     QApplication::setApplicationName(QStringLiteral("tst_monitor_ui"));

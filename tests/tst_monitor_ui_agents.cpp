@@ -1,0 +1,216 @@
+// The monitor's window with agents at work (real flotillad child, real Claude Code CLI against
+// MockAnthropic): a permission request becomes a dialog whose Grant / Deny reach the agent, the
+// boss view shows a boss's team and its delegation decisions, and a fresh window loads an agent's
+// history page by page as the output is scrolled to the top.
+
+#include "support/HermeticGui.h"
+#include "support/MonitorUiFixture.h"
+#include "ui/AgentPane.h"
+#include "ui/BossPanel.h"
+#include "ui/OutputView.h"
+#include "ui/PermissionDialog.h"
+#include "ui/PermissionPrompter.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QLabel>
+#include <QListView>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+
+using namespace flotilla;
+using namespace flotilla::monitor;
+using namespace flotilla::test;
+
+namespace {
+
+QString str(const QJsonObject &o, const char *key) {
+    return o.value(QLatin1String(key)).toString();
+}
+
+bool outputContains(OutputModel &out, const QString &text) {
+    for (int row = 0; row < out.rowCount(); ++row)
+        if (out.index(row).data().toString().contains(text))
+            return true;
+    return false;
+}
+
+// A line that ends with `text` ("answer number 1" must not match "answer number 12").
+bool outputHasLine(OutputModel &out, const QString &text) {
+    for (int row = 0; row < out.rowCount(); ++row)
+        if (out.index(row).data().toString().trimmed().endsWith(text))
+            return true;
+    return false;
+}
+
+QString dump(OutputModel &out) {
+    QStringList lines;
+    for (int row = 0; row < out.rowCount(); ++row)
+        lines << out.index(row).data().toString();
+    return lines.join(QLatin1Char('|'));
+}
+
+} // namespace
+
+class TestMonitorUiAgents final : public QObject {
+    Q_OBJECT
+
+private:
+    MonitorUiFixture f;
+
+    ui::PermissionDialog *openPermissionDialog() const {
+        const auto dialogs = f.window->findChildren<ui::PermissionDialog *>();
+        for (ui::PermissionDialog *d : dialogs)
+            if (d->isVisible())
+                return d;
+        return nullptr;
+    }
+
+    // Queues a Write of `path`, sends a message to `agentId`, waits for the dialog.
+    ui::PermissionDialog *askToWrite(const QString &agentId, const QString &path) {
+        f.mock.queueToolUse(QStringLiteral("Write"),
+                            {{QStringLiteral("file_path"), path},
+                             {QStringLiteral("content"), QStringLiteral("written by the agent")}});
+        f.mock.queueText(QStringLiteral("done writing"));
+        if (f.sendMessage(agentId, QStringLiteral("write the file")).status != 200)
+            return nullptr;
+        ui::PermissionDialog *dialog = nullptr;
+        if (!QTest::qWaitFor([&] { return (dialog = openPermissionDialog()) != nullptr; }, 60000))
+            return nullptr;
+        return dialog;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY2(f.startService(), f.service.stdErr().constData());
+        QVERIFY(f.openWindow());
+    }
+
+    void cleanupTestCase() {
+        f.closeWindow();
+        f.service.terminate();
+    }
+
+    void permissionGrantedFromTheDialog() {
+        const QString id = f.createAgent(
+            QStringLiteral("asker"), {{QStringLiteral("permissionMode"), QStringLiteral("ask")}});
+        QVERIFY(!id.isEmpty());
+        const QString path = f.cwd + QStringLiteral("/granted.txt");
+        ui::PermissionDialog *dialog = askToWrite(id, path);
+        QVERIFY(dialog);
+        QCOMPARE(dialog->findChild<QLabel *>(QStringLiteral("permissionTool"))->text(),
+                 QStringLiteral("Write"));
+        QVERIFY(dialog->findChild<QPlainTextEdit *>(QStringLiteral("permissionInput"))
+                    ->toPlainText()
+                    .contains(path));
+        QTRY_COMPARE(str(f.session->agents().agent(id), "status"),
+                     QStringLiteral("waiting_permission"));
+        dialog->findChild<QPushButton *>(QStringLiteral("grantButton"))->click();
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(path), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(str(f.session->agents().agent(id), "status"),
+                                  QStringLiteral("idle"), 30000);
+        QCOMPARE(f.window->permissions()->openCount(), 0);
+    }
+
+    void permissionDeniedFromTheDialog() {
+        const QString id = f.session->agents().agentIds().constFirst();
+        const QString path = f.cwd + QStringLiteral("/denied.txt");
+        ui::PermissionDialog *dialog = askToWrite(id, path);
+        QVERIFY(dialog);
+        dialog->findChild<QPushButton *>(QStringLiteral("denyButton"))->click();
+        QTRY_COMPARE_WITH_TIMEOUT(str(f.session->agents().agent(id), "status"),
+                                  QStringLiteral("idle"), 30000);
+        QVERIFY(!QFile::exists(path));
+        QVERIFY(!openPermissionDialog());
+    }
+
+    void bossViewShowsTeamAndDelegations() {
+        const QString sub = f.createAgent(QStringLiteral("sub-a"));
+        QVERIFY(!sub.isEmpty());
+        QVERIFY(f.session->client().sendEvent(
+            QStringLiteral("spawn_boss_agent"),
+            {{QStringLiteral("name"), QStringLiteral("boss-1")},
+             {QStringLiteral("cwd"), f.cwd},
+             {QStringLiteral("permissionMode"), QStringLiteral("auto")},
+             {QStringLiteral("subordinateIds"), QJsonArray{sub}}}));
+        QString boss;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                for (const QString &id : f.session->agents().agentIds())
+                    if (f.session->agents().agent(id).value(QStringLiteral("isBoss")).toBool())
+                        boss = id;
+                return !boss.isEmpty();
+            }(),
+            10000);
+        f.agentsView()->selectAgent(boss);
+        ui::BossPanel *panel = f.window->bossPanel();
+        QTRY_COMPARE(panel->bossId(), boss);
+        QTRY_COMPARE(panel->team()->model()->rowCount(), 1);
+        QCOMPARE(panel->team()->model()->index(0, AgentsModel::Name).data().toString(),
+                 QStringLiteral("sub-a"));
+        // Selecting a team member keeps its boss's view.
+        f.agentsView()->selectAgent(sub);
+        QCOMPARE(panel->bossId(), boss);
+
+        // The boss delegates; the decision shows in the list.
+        f.mock.queueText(QStringLiteral("I will delegate.\n```delegation\n{\"agentName\": "
+                                        "\"sub-a\", \"task\": \"write the tests\", "
+                                        "\"reasoning\": \"it knows the code\"}\n```\n"));
+        f.mock.queueText(QStringLiteral("tests written"));
+        QVERIFY(f.session->client().sendEvent(
+            QStringLiteral("send_boss_command"),
+            {{QStringLiteral("bossId"), boss},
+             {QStringLiteral("command"), QStringLiteral("get the tests written")}}));
+        QTRY_VERIFY_WITH_TIMEOUT(panel->delegations()->model()->rowCount() >= 1, 60000);
+        QVERIFY(panel->delegations()->model()->index(0, 0).data().toString().contains(
+            QStringLiteral("sub-a")));
+    }
+
+    void freshWindowPagesHistoryWhenScrolledToTheTop() {
+        // 30 turns: 60 history entries, more than one page (50).
+        const QString id = f.createAgent(QStringLiteral("pager"));
+        QVERIFY(!id.isEmpty());
+        for (int i = 1; i <= 30; ++i)
+            f.mock.queueText(QStringLiteral("answer number %1").arg(i), 1);
+        for (int i = 1; i <= 30; ++i)
+            QCOMPARE(f.sendMessage(id, QStringLiteral("question number %1").arg(i)).status, 200);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            f.session->agents().agent(id).value(QStringLiteral("taskCount")).toInt(), 30, 120000);
+
+        // A new window knows nothing streamed: it shows the newest page, then older ones.
+        f.closeWindow();
+        QVERIFY(f.openWindow());
+        QTRY_VERIFY(f.session->agents().rowOf(id) >= 0);
+        f.agentsView()->selectAgent(id);
+        OutputModel &out = f.session->output(id);
+        QTRY_VERIFY_WITH_TIMEOUT(outputContains(out, QStringLiteral("answer number 30")), 15000);
+        QVERIFY(!outputHasLine(out, QStringLiteral("answer number 1")));
+        auto *state = f.window->agentPane()->findChild<QLabel *>(QStringLiteral("historyState"));
+        QTRY_VERIFY(state->text().contains(QStringLiteral("older")));
+
+        ui::OutputView *view = f.window->agentPane()->outputView();
+        const int before = out.rowCount();
+        view->verticalScrollBar()->setValue(view->verticalScrollBar()->minimum());
+        QTRY_VERIFY_WITH_TIMEOUT(out.rowCount() > before, 15000);
+        QTRY_VERIFY2_WITH_TIMEOUT(outputHasLine(out, QStringLiteral("answer number 1")),
+                                  qPrintable(dump(out)), 15000);
+        QTRY_VERIFY(state->text().contains(QStringLiteral("Beginning")));
+        // The lines the user was reading stayed in view: not jumped back to the top.
+        QVERIFY(view->verticalScrollBar()->value() > view->verticalScrollBar()->minimum());
+    }
+};
+
+int main(int argc, char *argv[]) {
+    QTemporaryDir home;
+    if (!makeHermeticGuiHome(home))
+        return 1;
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("flotilla-test"));
+    QApplication::setApplicationName(QStringLiteral("tst_monitor_ui_agents"));
+    TestMonitorUiAgents tc;
+    return QTest::qExec(&tc, argc, argv);
+}
+
+#include "tst_monitor_ui_agents.moc"

@@ -1,0 +1,195 @@
+// The monitor's dialogs and window parts that need no service: the connect dialog (saved
+// services, tokens in the credential store, the no-keyring warning), the keyring store's
+// fallback, the permission dialog, the shortcuts list, and the window layout kept in QSettings.
+// Runs under Xvfb like tst_monitor_ui; everything it writes lives in a temp HOME.
+
+#include "core/MonitorSession.h"
+#include "support/HermeticGui.h"
+#include "ui/AgentsView.h"
+#include "ui/ConnectDialog.h"
+#include "ui/FileCredentialStore.h"
+#include "ui/KeychainCredentialStore.h"
+#include "ui/MainWindow.h"
+#include "ui/PermissionDialog.h"
+#include "ui/ServiceProfiles.h"
+#include "ui/ShortcutsDialog.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QFile>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTest>
+#include <memory>
+
+using namespace flotilla;
+using namespace flotilla::monitor;
+using namespace flotilla::test;
+
+class TestMonitorUiDialogs final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+
+private Q_SLOTS:
+    void connectDialogRemembersServicesAndTokens() {
+        ui::FileCredentialStore store(m_tmp.path() + QStringLiteral("/dialog-tokens.json"));
+        {
+            ui::ConnectDialog dialog(store);
+            dialog.show();
+            // The file store is not a keyring: the dialog says where tokens go.
+            auto *warning = dialog.findChild<QLabel *>(QStringLiteral("keyringWarning"));
+            QVERIFY(warning->isVisible());
+            QVERIFY(warning->text().contains(QStringLiteral("dialog-tokens.json")));
+            dialog.findChild<QLineEdit *>(QStringLiteral("serviceUrl"))
+                ->setText(QStringLiteral("http://127.0.0.1:5999"));
+            dialog.findChild<QLineEdit *>(QStringLiteral("serviceToken"))
+                ->setText(QStringLiteral("s3cret-token"));
+            dialog.accept();
+            QCOMPARE(dialog.result(), int(QDialog::Accepted));
+            QCOMPARE(dialog.endpoint().token, QByteArray("s3cret-token"));
+        }
+        QFile tokens(store.path());
+        QVERIFY(tokens.exists());
+        QCOMPARE(tokens.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther |
+                                         QFileDevice::WriteGroup | QFileDevice::WriteOther),
+                 QFileDevice::Permissions());
+        const ui::ServiceProfiles profiles;
+        QVERIFY(profiles.indexOf(QUrl(QStringLiteral("http://127.0.0.1:5999"))) >= 0);
+        QCOMPARE(profiles.lastUsed(), QUrl(QStringLiteral("http://127.0.0.1:5999")));
+        // Reopened: the last service is selected and its token read back from the store.
+        ui::ConnectDialog again(store);
+        auto *token = again.findChild<QLineEdit *>(QStringLiteral("serviceToken"));
+        QTRY_COMPARE(token->text(), QStringLiteral("s3cret-token"));
+        QCOMPARE(again.endpoint().baseUrl, QUrl(QStringLiteral("http://127.0.0.1:5999")));
+        // A bad URL keeps the dialog open.
+        again.findChild<QLineEdit *>(QStringLiteral("serviceUrl"))
+            ->setText(QStringLiteral("ftp://x"));
+        again.accept();
+        QCOMPARE(again.result(), int(QDialog::Rejected));
+    }
+
+    void permissionDialogAnswers() {
+        QJsonObject request{{QStringLiteral("id"), QStringLiteral("perm-1")},
+                            {QStringLiteral("agentName"), QStringLiteral("alpha-builder")},
+                            {QStringLiteral("tool"), QStringLiteral("Write")},
+                            {QStringLiteral("toolInput"),
+                             QJsonObject{{QStringLiteral("file_path"), QStringLiteral("/tmp/x")}}}};
+        ui::PermissionDialog dialog(request);
+        dialog.setAttribute(Qt::WA_DeleteOnClose, false);
+        QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("permissionTool"))->text(),
+                 QStringLiteral("Write"));
+        QVERIFY(dialog.findChild<QPlainTextEdit *>(QStringLiteral("permissionInput"))
+                    ->toPlainText()
+                    .contains(QStringLiteral("/tmp/x")));
+        QString answeredId;
+        bool granted = false;
+        connect(&dialog, &ui::PermissionDialog::answered, this, [&](const QString &id, bool g) {
+            answeredId = id;
+            granted = g;
+        });
+        dialog.show();
+        dialog.findChild<QPushButton *>(QStringLiteral("grantButton"))->click();
+        QCOMPARE(answeredId, QStringLiteral("perm-1"));
+        QVERIFY(granted);
+    }
+
+    void shortcutsDialogListsTheActions() {
+        MonitorSession session;
+        ui::FileCredentialStore store(m_tmp.path() + QStringLiteral("/shortcut-tokens.json"));
+        ui::MainWindow window(session, store);
+        ui::ShortcutsDialog dialog(window.allActions());
+        auto *tableWidget = dialog.findChild<QTableWidget *>(QStringLiteral("shortcutsTable"));
+        QStringList rows;
+        for (int r = 0; r < tableWidget->rowCount(); ++r)
+            rows << tableWidget->item(r, 0)->text() + QLatin1Char('=') +
+                        tableWidget->item(r, 1)->text();
+        const QString all = rows.join(QLatin1Char('\n'));
+        QVERIFY2(all.contains(QStringLiteral("New agent=Ctrl+N")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("Delete agents=Del")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("Stop agents=Ctrl+.")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("Reconnect=F5")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("Message box=Ctrl+L")), qPrintable(all));
+    }
+
+    void keyringStoreFallsBackVisibly() {
+        // Under Xvfb in CI there is no session bus and so no keyring: the store must say so and
+        // keep working with the file. On a desktop with a keyring both paths are fine.
+        ui::KeychainCredentialStore store;
+        bool written = false;
+        bool writeOk = false;
+        store.writeToken(QStringLiteral("http://127.0.0.1:5998"), "keyring-token", [&](bool ok) {
+            written = true;
+            writeOk = ok;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(written, 30000);
+        QVERIFY(writeOk);
+        bool read = false;
+        QByteArray token;
+        store.readToken(QStringLiteral("http://127.0.0.1:5998"),
+                        [&](bool found, const QByteArray &t) {
+                            read = found;
+                            token = t;
+                        });
+        QTRY_VERIFY_WITH_TIMEOUT(read, 30000);
+        QCOMPARE(token, QByteArray("keyring-token"));
+        if (!store.warning().isEmpty()) {
+            QVERIFY(store.warning().contains(QStringLiteral("tokens.json")));
+            ui::ConnectDialog dialog(store);
+            QVERIFY(!dialog.findChild<QLabel *>(QStringLiteral("keyringWarning"))->isHidden());
+        }
+        store.removeToken(QStringLiteral("http://127.0.0.1:5998"));
+    }
+
+    void layoutIsRestored() {
+        QList<int> sizes;
+        {
+            MonitorSession session;
+            ui::FileCredentialStore store(m_tmp.path() + QStringLiteral("/layout-tokens.json"));
+            ui::MainWindow window(session, store);
+            window.resize(1200, 800);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            auto *split = window.findChild<QSplitter *>(QStringLiteral("mainSplitter"));
+            split->setSizes({300, 700});
+            sizes = split->sizes();
+            window.findChild<QDockWidget *>(QStringLiteral("bossDock"))->hide();
+            window.close(); // closeEvent saves the layout
+        }
+        QSettings s;
+        QVERIFY(!s.value(QStringLiteral("window/geometry")).toByteArray().isEmpty());
+        QVERIFY(!s.value(QStringLiteral("window/state")).toByteArray().isEmpty());
+        // The settings live in the temp HOME, never in the real one.
+        QVERIFY(s.fileName().startsWith(QDir::homePath()));
+        QVERIFY(QDir::homePath().startsWith(QDir::tempPath()));
+
+        MonitorSession session;
+        ui::FileCredentialStore store(m_tmp.path() + QStringLiteral("/layout-tokens.json"));
+        ui::MainWindow window(session, store);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.findChild<QSplitter *>(QStringLiteral("mainSplitter"))->sizes(), sizes);
+        QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("bossDock"))->isHidden());
+        QCOMPARE(window.size(), QSize(1200, 800));
+    }
+};
+
+int main(int argc, char *argv[]) {
+    QTemporaryDir home;
+    if (!makeHermeticGuiHome(home))
+        return 1;
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("flotilla-test"));
+    QApplication::setApplicationName(QStringLiteral("tst_monitor_ui_dialogs"));
+    TestMonitorUiDialogs tc;
+    return QTest::qExec(&tc, argc, argv);
+}
+
+#include "tst_monitor_ui_dialogs.moc"
