@@ -377,6 +377,18 @@ private Q_SLOTS:
             str(f.session->agents().agent(busy), "status") != QStringLiteral("working"), 15000);
     }
 
+    void focusAgentSelectsIt() {
+        const QString target = f.session->agents().agentIdAt(2);
+        QVERIFY(agentsView()->currentAgentId() != target);
+        QCOMPARE(f.http
+                     .post(url(QStringLiteral("/api/focus-agent")),
+                           {{QStringLiteral("agentId"), target}})
+                     .status,
+                 200);
+        QTRY_COMPARE(agentsView()->currentAgentId(), target);
+        QTRY_COMPARE(f.window->agentPane()->agentId(), target);
+    }
+
     void reconnectsAfterRestartAndKeepsSelection() {
         agentsView()->selectAgent(f.session->agents().agentIdAt(1));
         const QStringList before = agentsView()->selectedAgentIds();

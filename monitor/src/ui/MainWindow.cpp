@@ -84,6 +84,8 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
             [this](const QString &what, const QString &error) {
                 statusBar()->showMessage(tr("%1 failed: %2").arg(what, error), 15000);
             });
+    // focus_agent (POST /api/focus-agent): another tool asks the desktop to show an agent.
+    connect(&m_session, &MonitorSession::agentFocusRequested, m_agents, &AgentsView::selectAgent);
     connect(&m_session, &MonitorSession::notificationArrived, m_tray, &TrayNotifier::notify);
     connect(&m_session, &MonitorSession::permissionRequested, m_tray,
             &TrayNotifier::notifyPermission);
