@@ -164,12 +164,18 @@ private Q_SLOTS:
             {{QStringLiteral("bossId"), boss},
              {QStringLiteral("command"), QStringLiteral("get the tests written")}}));
         QTRY_VERIFY_WITH_TIMEOUT(panel->delegations()->model()->rowCount() >= 1, 60000);
+        // The mock's script is one queue for every agent: let the subordinate's turn take its
+        // answer before the next test queues more.
+        QTRY_COMPARE_WITH_TIMEOUT(f.mock.pendingTurns(), 0, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            f.session->agents().agent(sub).value(QStringLiteral("taskCount")).toInt(), 1, 60000);
         QVERIFY(panel->delegations()->model()->index(0, 0).data().toString().contains(
             QStringLiteral("sub-a")));
     }
 
     void freshWindowPagesHistoryWhenScrolledToTheTop() {
         // 30 turns: 60 history entries, more than one page (50).
+        QCOMPARE(f.mock.pendingTurns(), 0);
         const QString id = f.createAgent(QStringLiteral("pager"));
         QVERIFY(!id.isEmpty());
         for (int i = 1; i <= 30; ++i)
