@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <sys/stat.h>
 
 using flotilla::test::HttpClient;
 using flotilla::test::HttpResponse;
@@ -67,6 +68,7 @@ private Q_SLOTS:
     void tokenGuardsApi();
     void stopsCleanlyOnSignals_data();
     void stopsCleanlyOnSignals();
+    void childrenGetTheUsersUmask();
 };
 
 void TestCli::version() {
@@ -348,6 +350,38 @@ void TestCli::stopsCleanlyOnSignals() {
     QVERIFY2(again.start(dataArgs(tmp), childEnv(tmp)), again.stdErr().constData());
     QVERIFY(again.terminate());
     QCOMPARE(again.exitCode(), 0);
+}
+
+// flotillad keeps its own files private (umask 077) but an exec command, like an agent, writes
+// into the user's project with the mask the user started flotillad with.
+void TestCli::childrenGetTheUsersUmask() {
+    QTemporaryDir tmp;
+    ServiceProcess svc;
+    const mode_t before = ::umask(027); // the child inherits it; distinct from 077 and 022
+    const bool started = svc.start(dataArgs(tmp), childEnv(tmp));
+    ::umask(before);
+    QVERIFY(started);
+    HttpClient http;
+    const HttpResponse agent =
+        http.post(flotilla::test::localUrl(svc.port(), QStringLiteral("/api/agents")),
+                  QJsonObject{{QStringLiteral("name"), QStringLiteral("a")},
+                              {QStringLiteral("cwd"), tmp.path()}});
+    QCOMPARE(agent.status, 201);
+    const HttpResponse run = http.post(
+        flotilla::test::localUrl(svc.port(), QStringLiteral("/api/exec")),
+        QJsonObject{{QStringLiteral("agentId"), agent.object().value(QStringLiteral("id"))},
+                    {QStringLiteral("command"), QStringLiteral("umask; touch made.txt")}});
+    QCOMPARE(run.status, 200);
+    QCOMPARE(run.object().value(QStringLiteral("output")).toString().trimmed(),
+             QStringLiteral("0027"));
+    QCOMPARE(QFile(tmp.path() + QStringLiteral("/made.txt")).permissions() &
+                 (QFile::ReadGroup | QFile::ReadOther),
+             QFile::ReadGroup);
+    // flotillad's own files stay private.
+    QCOMPARE(QFile(tmp.path() + QStringLiteral("/data/flotilla.db")).permissions() &
+                 (QFile::ReadGroup | QFile::ReadOther),
+             QFile::Permissions());
+    QVERIFY(svc.terminate());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

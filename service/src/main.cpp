@@ -1,6 +1,7 @@
 // flotillad: parse options, build the service, run the event loop. Everything else lives in
 // flotilla_core (app/ServiceApp.cpp is the composition root).
 
+#include "app/ChildProcess.h"
 #include "app/Logging.h"
 #include "app/ServerConfig.h"
 #include "app/ServiceApp.h"
@@ -14,7 +15,9 @@
 #include <sys/stat.h>
 
 int main(int argc, char *argv[]) {
-    ::umask(077); // every file we create (database, WAL, prompt, lock) is private to the user
+    // Every file we create (database, WAL, prompt, lock) is private to the user; our children
+    // (agents, exec commands) get the user's own mask back.
+    flotilla::setChildUmask(::umask(077));
     rlimit files{};
     if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
         files.rlim_cur =

@@ -1,5 +1,7 @@
 #include "agents/ClaudeProcess.h"
 
+#include "app/ChildProcess.h"
+
 #include "app/Logging.h"
 
 #include <QJsonArray>
@@ -80,10 +82,9 @@ void ClaudeProcess::start(const ClaudeLaunch &launch) {
     m_process->setArguments(launch.arguments());
     m_process->setWorkingDirectory(launch.cwd);
     m_process->setProcessEnvironment(launch.environment);
-    m_process->setChildProcessModifier([] {
-        ::setpgid(0, 0);                    // own group: a stop reaches the tool commands too
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphan if flotillad itself is killed
-    });
+    // Own group (a stop reaches the tool commands too), no orphan if flotillad dies, the
+    // user's umask for the files the agent writes.
+    m_process->setChildProcessModifier(&prepareChildProcess);
     connect(m_process, &QProcess::readyReadStandardOutput, this, &ClaudeProcess::onStdout);
     connect(m_process, &QProcess::readyReadStandardError, this, &ClaudeProcess::onStderr);
     connect(m_process, &QProcess::started, this, [this] { m_pgid = m_process->processId(); });

@@ -1,5 +1,7 @@
 #include "exec/ExecJob.h"
 
+#include "app/ChildProcess.h"
+
 #include <QProcess>
 
 #include <csignal>
@@ -77,10 +79,9 @@ void ExecJob::start(const ExecSpec &spec) {
     m_process->setWorkingDirectory(spec.cwd);
     // Nobody types into an exec task: a command reading stdin gets EOF instead of hanging.
     m_process->setStandardInputFile(QProcess::nullDevice());
-    m_process->setChildProcessModifier([] {
-        ::setpgid(0, 0);                    // own group: a kill reaches the shell's children too
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphaned shell if flotillad itself is killed
-    });
+    // Own group (a kill reaches the shell's children too), no orphan if flotillad dies, the
+    // user's umask.
+    m_process->setChildProcessModifier(&prepareChildProcess);
     connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { read(false); });
     connect(m_process, &QProcess::readyReadStandardError, this, [this] { read(true); });
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
