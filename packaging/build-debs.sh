@@ -19,6 +19,11 @@ fail=0
 failed() { echo "build-debs: FAIL: $*" >&2; fail=1; }
 step() { printf '\n== %s\n' "$*"; }
 
+# A standalone run first installs what is missing (idempotent; the tools checked below included).
+if [ -z "$reuse" ]; then
+  "$src/scripts/install-deps.sh"
+fi
+
 for tool in cmake cpack dpkg-deb dpkg-shlibdeps lintian systemd-analyze desktop-file-validate \
             appstreamcli fakeroot; do
   command -v "$tool" >/dev/null || { echo "build-debs: $tool missing (scripts/install-deps.sh)" >&2; exit 2; }
