@@ -5,4 +5,6 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/build.sh
 cd "${FLOTILLA_BUILD_DIR:-build}"
-ctest --output-on-failure --timeout 600 "$@"
+# Two suites at a time (the CI machine has 2 cores): every suite is hermetic (own port, HOME,
+# data dir), and most of a suite's time is spent waiting for the CLI or the mock model.
+ctest --output-on-failure --timeout 600 -j "${FLOTILLA_TEST_JOBS:-2}" "$@"
