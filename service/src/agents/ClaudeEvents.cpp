@@ -112,6 +112,8 @@ void parseResult(const QJsonObject &line, QList<ClaudeEvent> &out) {
                              : QString::fromUtf8(
                                    QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact)));
         e.text = parts.isEmpty() ? str(line, "subtype") : parts.join(QStringLiteral("; "));
+        if (e.text.isEmpty()) // a result line without any detail: still say something
+            e.text = QStringLiteral("Claude Code ended the turn with an error and no message");
     }
     e.sessionId = str(line, "session_id");
     e.usage = usageOf(line.value(QLatin1String("usage")).toObject());

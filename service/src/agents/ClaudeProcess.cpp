@@ -101,6 +101,8 @@ void ClaudeProcess::start(const ClaudeLaunch &launch) {
             for (const ClaudeEvent &e : events)
                 Q_EMIT event(e);
         }
+        if (m_malformedLines > kLoggedMalformedLines)
+            qCWarning(lcAgents) << "the CLI printed" << m_malformedLines << "malformed lines";
         // The group may outlive its leader (a tool command still running): end it.
         killGroup(SIGKILL);
         Q_EMIT finished(status == QProcess::NormalExit ? code : -1, m_stopRequested);
@@ -155,9 +157,14 @@ void ClaudeProcess::onStdout() {
             bool malformed = false;
             const auto events = parseClaudeLine(
                 QByteArray::fromRawData(m_buffer.constData() + start, nl - start), &malformed);
-            if (malformed)
-                qCWarning(lcAgents)
-                    << "ignoring a malformed line from the CLI," << (nl - start) << "bytes";
+            // A CLI printing garbage must not flood the journal: the first few are logged,
+            // the rest counted and summed up when the process ends.
+            if (malformed && ++m_malformedLines <= kLoggedMalformedLines)
+                qCWarning(lcAgents).nospace()
+                    << "ignoring a malformed line from the CLI, " << (nl - start) << " bytes"
+                    << (m_malformedLines == kLoggedMalformedLines
+                            ? ", further ones from this process are only counted"
+                            : "");
             for (const ClaudeEvent &e : events)
                 Q_EMIT event(e);
         }

@@ -60,6 +60,8 @@ private:
     QByteArray m_buffer;
     QByteArray m_stderr;
     bool m_skippingLongLine = false;
+    static constexpr qint64 kLoggedMalformedLines = 5;
+    qint64 m_malformedLines = 0;
     bool m_stopRequested = false;
     qint64 m_pgid = 0;
 };

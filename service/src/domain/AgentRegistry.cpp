@@ -33,8 +33,13 @@ AgentRegistry::AgentRegistry(Database &db, QObject *parent)
     m_flushTimer.setSingleShot(true);
     m_flushTimer.setInterval(kRuntimeFlushMs);
     connect(&m_flushTimer, &QTimer::timeout, this, [this] {
-        if (Status e = flush())
-            qCWarning(lcAgents).noquote() << "runtime state not saved:" << e->message;
+        if (Status e = flush()) {
+            qCWarning(lcAgents).noquote() << "runtime state not saved, retrying in"
+                                          << kRuntimeFlushRetryMs / 1000 << "s:" << e->message;
+            m_flushTimer.start(kRuntimeFlushRetryMs);
+        } else {
+            m_flushTimer.setInterval(kRuntimeFlushMs);
+        }
     });
 }
 
@@ -170,10 +175,11 @@ Status AgentRegistry::remove(const QString &id) {
         e = m_db.exec(QStringLiteral("UPDATE agents SET data = ?, updated_at = ? WHERE id = ?"),
                       {QJsonDocument(r.toJson()).toJson(QJsonDocument::Compact), nowMs(), r.id});
     }
-    if (e || !m_db.commit()) {
+    if (!e && !m_db.commit())
+        e = m_db.commitError(QStringLiteral("cannot commit delete"));
+    if (e) {
         m_db.rollback();
-        return e ? *e
-                 : Error::internal(wire::code::Internal, QStringLiteral("cannot commit delete"));
+        return *e;
     }
     m_agents.erase(it);
     m_order.removeOne(id);
@@ -255,8 +261,9 @@ Status AgentRegistry::persist(const QList<const Agent *> &agents) {
         }
     }
     if (!m_db.commit()) {
+        Error e = m_db.commitError(QStringLiteral("cannot commit agent write"));
         m_db.rollback();
-        return Error::internal(wire::code::Internal, QStringLiteral("cannot commit agent write"));
+        return e;
     }
     return std::nullopt;
 }

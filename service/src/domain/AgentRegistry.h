@@ -28,6 +28,8 @@ public:
     // Runtime fields (status, current tool, context use) change many times a turn; they are
     // applied and broadcast at once but written to disk at most this often.
     static constexpr int kRuntimeFlushMs = 500;
+    // After a failed flush (e.g. a full disk) the state stays dirty and is retried this often.
+    static constexpr int kRuntimeFlushRetryMs = 5000;
 
     explicit AgentRegistry(Database &db, QObject *parent = nullptr);
     ~AgentRegistry() override;

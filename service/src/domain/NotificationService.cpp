@@ -82,9 +82,11 @@ Result<Notification> NotificationService::post(const QJsonObject &body) {
                                      "(SELECT MAX(seq) FROM notifications) - ?"),
                       {kRetained});
     }
-    if (e || !m_db.commit()) {
+    if (!e && !m_db.commit())
+        e = m_db.commitError(QStringLiteral("cannot commit notification"));
+    if (e) {
         m_db.rollback();
-        return e ? *e : Error::internal(c::Internal, QStringLiteral("cannot commit notification"));
+        return *e;
     }
     Q_EMIT notificationPosted(n);
     return n;

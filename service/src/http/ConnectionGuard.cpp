@@ -16,6 +16,8 @@ namespace c = wire::code;
 namespace {
 
 constexpr int kLingerMs = 2000;
+// At the connection limit, a connection silent this long may be closed for a new one.
+constexpr qint64 kEvictSilentAfterMs = 2000;
 constexpr int kMaxChunkLine = 256;
 constexpr int kMaxTrailerBytes = 8 * 1024;
 
@@ -63,6 +65,7 @@ ConnectionGuard::ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits,
     , m_verifier(std::move(verifier))
     , m_acceptor(std::move(acceptor))
     , m_handover(std::move(handover)) {
+    m_age.start();
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, &ConnectionGuard::onTimeout);
     connect(m_socket, &QIODevice::readyRead, this, &ConnectionGuard::onReadyRead);
@@ -92,6 +95,8 @@ void ConnectionGuard::onReadyRead() {
     // last look. Before that nobody reads, so the bytes already fed are skipped.
     const bool qtReadsAfterUs = m_handedToQt;
     const qint64 available = m_socket->bytesAvailable();
+    if (available > 0)
+        m_silent = false;
     if (available > m_seenUnread)
         feed(m_socket->peek(available).mid(m_seenUnread));
     m_seenUnread = qtReadsAfterUs ? 0 : qMax(m_seenUnread, available);
@@ -461,6 +466,16 @@ void ConnectionGuard::onRequestComplete() {
     m_deadline.stop();
 }
 
+void ConnectionGuard::evict() {
+    qCInfo(lcHttp).noquote() << "connection limit reached: closing a connection from"
+                             << m_socket->peerAddress().toString() << "that sent nothing";
+    m_state = State::Done;
+    m_silent = false;
+    m_deadline.stop();
+    m_socket->abort();
+    m_socket->deleteLater();
+}
+
 void ConnectionGuard::onTimeout() {
     if (m_state == State::Idle) {
         qCDebug(lcHttp) << "closing idle keep-alive connection";
@@ -526,7 +541,18 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
     // Counted on the socket's destruction: a WebSocket takes the socket over and outlives the
     // HTTP connection, and it still holds a descriptor.
     connect(socket, &QObject::destroyed, this, [this] { --m_open; });
-    if (m_open > m_limits.maxConnections) {
+    bool evicted = false;
+    while (m_open > m_limits.maxConnections && !evicted && !m_silent.isEmpty()) {
+        const QPointer<ConnectionGuard> &oldest = m_silent.constFirst();
+        if (oldest && oldest->isSilent()) {
+            if (oldest->ageMs() < kEvictSilentAfterMs)
+                break;       // every later one is younger still
+            oldest->evict(); // m_open drops when its socket is deleted, a moment later
+            evicted = true;
+        }
+        m_silent.removeFirst();
+    }
+    if (m_open > m_limits.maxConnections && !evicted) {
         qCWarning(lcHttp) << "refusing connection: limit of" << m_limits.maxConnections
                           << "reached";
         ConnectionGuard::reject(
@@ -538,8 +564,12 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
     // The whole request is buffered by Qt before dispatch; the guard keeps it within limits, and
     // this caps what a single read can pull in regardless.
     socket->setReadBufferSize(m_limits.maxHeaderBytes + m_limits.maxBodyBytes + 64 * 1024);
-    new ConnectionGuard(socket, m_limits, m_verifier, m_acceptor,
-                        [this](QTcpSocket *s) { addPendingConnection(s); });
+    auto *guard = new ConnectionGuard(socket, m_limits, m_verifier, m_acceptor,
+                                      [this](QTcpSocket *s) { addPendingConnection(s); });
+    if (m_silent.size() >= 2 * m_limits.maxConnections) {
+        m_silent.removeIf([](const QPointer<ConnectionGuard> &g) { return !g || !g->isSilent(); });
+    }
+    m_silent.append(guard);
 }
 
 } // namespace flotilla

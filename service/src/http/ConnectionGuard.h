@@ -10,6 +10,7 @@
 // parser sees them.
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QList>
 #include <QObject>
 #include <QPair>
@@ -71,6 +72,12 @@ public:
     // gracefully (half-close, then drain what the client still sends for a moment).
     static void reject(QTcpSocket *socket, const Rejection &r);
 
+    // True until the client sends its first byte.
+    bool isSilent() const { return m_silent; }
+    qint64 ageMs() const { return m_age.elapsed(); }
+    // Closes a silent connection to make room for a new one (nothing is in flight on it).
+    void evict();
+
 private:
     enum class State { Idle, Headers, Body, ChunkSize, ChunkData, ChunkDataEnd, Trailers, Done };
 
@@ -92,6 +99,8 @@ private:
     bool m_handedToQt = false;
     qint64 m_seenUnread = 0; // bytes already fed that are still unread in the socket buffer
     State m_state = State::Idle;
+    bool m_silent = true;
+    QElapsedTimer m_age;
     QByteArray m_headerBuf;
     QByteArray m_lineBuf; // chunk-size and trailer lines
     qint64 m_remaining = 0;
@@ -117,6 +126,11 @@ private:
     UpgradeVerifier m_verifier;
     UpgradeAcceptor m_acceptor;
     int m_open = 0;
+    // Connections in accept order, oldest first (entries go stale once they speak or close).
+    // At the limit, the oldest one that has sent nothing for kEvictSilentAfterMs makes room for
+    // the newcomer, so a client hoarding idle connections cannot lock everyone else out until
+    // the header timeout (a real client sends its request right after connecting).
+    QList<QPointer<ConnectionGuard>> m_silent;
 };
 
 } // namespace flotilla

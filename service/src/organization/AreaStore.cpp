@@ -185,8 +185,9 @@ Status AreaStore::insertRows(const QList<Area> &areas) {
         }
     }
     if (!m_db.commit()) {
+        Error e = m_db.commitError(QStringLiteral("cannot commit area write"));
         m_db.rollback();
-        return Error::internal(c::Internal, QStringLiteral("cannot commit area write"));
+        return e;
     }
     return std::nullopt;
 }
@@ -214,8 +215,9 @@ Status AreaStore::removeAll(const QStringList &ids) {
         }
     }
     if (!m_db.commit()) {
+        Error e = m_db.commitError(QStringLiteral("cannot commit area delete"));
         m_db.rollback();
-        return Error::internal(c::Internal, QStringLiteral("cannot commit area delete"));
+        return e;
     }
     for (const Area &a : std::as_const(victims)) {
         forget(a.id);

@@ -17,8 +17,16 @@ namespace flotilla {
 namespace {
 QAtomicInt g_connectionCounter;
 
+// SQLITE_FULL (13) is a full file system (or the database's size limit): a 503 the client can
+// retry, not a bug.
 Error sqlError(const QString &what, const QSqlError &e) {
-    return Error::internal(wire::code::Internal, what + QStringLiteral(": ") + e.text());
+    const QString detail = what + QStringLiteral(": ") + e.text();
+    // Qt's SQLite driver drops the native code of a failed COMMIT; SQLite's text for
+    // SQLITE_FULL is stable ("database or disk is full").
+    if (e.nativeErrorCode() == QLatin1String("13") ||
+        e.databaseText().contains(QLatin1String("database or disk is full")))
+        return storageFullError(detail);
+    return Error::internal(wire::code::Internal, detail);
 }
 
 // Each migration moves the schema from version (index) to (index + 1).
@@ -220,6 +228,9 @@ bool Database::transaction() {
 }
 bool Database::commit() {
     return QSqlDatabase::database(m_connectionName, false).commit();
+}
+Error Database::commitError(const QString &what) const {
+    return sqlError(what, QSqlDatabase::database(m_connectionName, false).lastError());
 }
 void Database::rollback() {
     QSqlDatabase::database(m_connectionName, false).rollback();

@@ -35,6 +35,8 @@ public:
 
     bool transaction();
     bool commit();
+    // Why the last commit() failed: 503 storage_full when the disk is full, else 500 internal.
+    Error commitError(const QString &what) const;
     void rollback();
 
     const QString &path() const { return m_path; }

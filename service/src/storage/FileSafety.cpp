@@ -9,18 +9,38 @@
 
 namespace flotilla {
 
+Error storageFullError(const QString &what) {
+    return {ErrorKind::Unavailable, kStorageFullCode,
+            QStringLiteral("storage full: %1; nothing was saved, free space in the data "
+                           "directory and retry")
+                .arg(what)};
+}
+
+namespace {
+// Qt reports ENOSPC (and EDQUOT) from a write as ResourceError.
+Error fileError(const QString &what, const QSaveFile &file) {
+    const QString detail = what + QStringLiteral(": ") + file.errorString();
+    if (file.error() == QFileDevice::ResourceError)
+        return storageFullError(detail);
+    return Error::internal(wire::code::Internal, detail);
+}
+} // namespace
+
 Status writeJsonAtomically(const QString &path, const QJsonObject &object) {
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        return Error::internal(wire::code::Internal,
-                               QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    }
+    // Unbuffered: with Qt's write buffer a failed flush inside commit() (ENOSPC) went unnoticed
+    // in Qt 6.4 and the short temp file replaced the good one.
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Unbuffered))
+        return fileError(QStringLiteral("cannot write ") + path, file);
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    file.write(QJsonDocument(object).toJson(QJsonDocument::Indented));
-    if (!file.commit()) {
-        return Error::internal(wire::code::Internal,
-                               QStringLiteral("cannot save %1: %2").arg(path, file.errorString()));
+    const QByteArray bytes = QJsonDocument(object).toJson(QJsonDocument::Indented);
+    if (file.write(bytes) != bytes.size()) {
+        Error e = fileError(QStringLiteral("cannot write ") + path, file);
+        file.cancelWriting();
+        return e;
     }
+    if (!file.commit())
+        return fileError(QStringLiteral("cannot save ") + path, file);
     return std::nullopt;
 }
 
