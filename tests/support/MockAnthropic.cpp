@@ -6,9 +6,22 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <chrono>
+
 namespace flotilla::test {
 
 namespace {
+// Benchmarks measure model-to-client latency: every kStampToken in a text is replaced, at the
+// moment its chunk is written to the socket, by the steady (CLOCK_MONOTONIC, shared by all
+// processes of the machine) time in microseconds.
+void stampNow(QByteArray &data) {
+    if (!data.contains(MockAnthropic::kStampToken))
+        return;
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch())
+                        .count();
+    data.replace(MockAnthropic::kStampToken, QByteArray::number(qint64(us)));
+}
 
 QByteArray compact(const QJsonObject &o) {
     return QJsonDocument(o).toJson(QJsonDocument::Compact);
@@ -165,7 +178,8 @@ private:
             Q_EMIT mock->responseFinished(index);
     }
 
-    void writeChunk(const QByteArray &data) {
+    void writeChunk(QByteArray data) {
+        stampNow(data);
         m_socket->write(QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n");
         m_socket->flush();
     }
@@ -292,6 +306,16 @@ QProcessEnvironment MockAnthropic::claudeEnvironment(const QString &home) const 
     env.insert(QStringLiteral("ANTHROPIC_API_KEY"), QStringLiteral("sk-test"));
     env.insert(QStringLiteral("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), QStringLiteral("1"));
     return env;
+}
+
+void MockAnthropic::queueDeltas(const QStringList &pieces, int delayMsBetweenDeltas) {
+    Turn t;
+    t.kind = Turn::Text;
+    t.pieces = pieces;
+    t.text = pieces.join(QString());
+    t.deltas = int(pieces.size());
+    t.delayMs = delayMsBetweenDeltas;
+    m_queue.append(t);
 }
 
 void MockAnthropic::queueText(const QString &text, int deltas, int delayMsBetweenDeltas) {
@@ -471,7 +495,8 @@ QList<QByteArray> MockAnthropic::sseEvents(const Turn &turn, const QString &id,
 
     QList<QByteArray> groups;
     const QString payload = tool ? QString::fromUtf8(compact(turn.input)) : turn.text;
-    const QStringList pieces = splitText(payload, tool ? 2 : turn.deltas);
+    const QStringList pieces =
+        !tool && !turn.pieces.isEmpty() ? turn.pieces : splitText(payload, tool ? 2 : turn.deltas);
     for (const QString &piece : pieces) {
         const QJsonObject delta =
             tool ? obj({{"type", lit("input_json_delta")}, {"partial_json", piece}})

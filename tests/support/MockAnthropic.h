@@ -52,6 +52,11 @@ public:
     // Text split into `deltas` text_delta events; with a delay the stream is written
     // progressively (one event group per tick), so tests can watch it and stop mid-turn.
     void queueText(const QString &text, int deltas = 3, int delayMsBetweenDeltas = 0);
+    // In a queued text, replaced by the steady-clock time in microseconds at the moment the delta
+    // holding it is written (for latency benchmarks; see bench/stream_bench.cpp).
+    static constexpr const char *kStampToken = "@@now_us@@";
+    // Text streamed as exactly these text_delta pieces (a benchmark's stamps stay whole).
+    void queueDeltas(const QStringList &pieces, int delayMsBetweenDeltas);
     // The same text streamed over about totalMs (10 deltas).
     void queueSlow(const QString &text, int totalMs);
     // A tool_use block (input streamed as input_json_delta), stop_reason "tool_use". An empty id
@@ -117,6 +122,7 @@ private:
         enum Kind { Text, ToolUse, Error, Hang };
         Kind kind = Text;
         QString text;
+        QStringList pieces; // explicit deltas (queueDeltas); empty: text split into `deltas`
         int deltas = 3;
         int delayMs = 0;
         QString toolName;
