@@ -6,8 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-10}"
 repeats="${2:-3}"
-build=build-release
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOTILLA_BUILD_TESTS=OFF -DFLOTILLA_BUILD_MONITOR=OFF >/dev/null
+# bench/run-all.sh passes its own Release tree; alone, this script makes a minimal one.
+build="${FLOTILLA_BENCH_BUILD:-build-release}"
+if [ -z "${FLOTILLA_BENCH_BUILD:-}" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOTILLA_BUILD_TESTS=OFF -DFLOTILLA_BUILD_MONITOR=OFF >/dev/null
+fi
 cmake --build "$build" -j2 --target flotillad >/dev/null
 bin="$build/service/flotillad"
 work=$(mktemp -d)

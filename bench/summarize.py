@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Collects one bench/run-all.sh run into bench/results/<date>.json and the summary table of
+docs/performance.md (between the bench:table markers). Targets are issue 6's; a missed target
+says "missed", never rounds up.
+
+usage: summarize.py RUN_DIR RESULT_JSON PERFORMANCE_MD QUICK(0|1)
+"""
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+
+BEGIN = "<!-- bench:table:begin -->"
+END = "<!-- bench:table:end -->"
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def ms(text):
+    """wrk latency ('812.00us', '2.54ms', '1.20s') -> milliseconds."""
+    m = re.match(r"([\d.]+)(us|ms|s)$", text or "")
+    if not m:
+        return None
+    v = float(m.group(1))
+    return {"us": v / 1000, "ms": v, "s": v * 1000}[m.group(2)]
+
+
+def mmm(values, fmt="{:.0f}"):
+    values = [v for v in values if v is not None]
+    if not values:
+        return "not measured"
+    return " / ".join(fmt.format(x) for x in (min(values), statistics.median(values), max(values)))
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+def main():
+    run, out_json, perf_md, quick = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+    http = load(os.path.join(run, "http.json")) or {}
+    exec_ = load(os.path.join(run, "exec.json")) or {}
+    stream = load(os.path.join(run, "stream.json")) or {}
+    scale = load(os.path.join(run, "scale.json")) or {}
+    hist = {size: load(os.path.join(run, f"history-{size}.json")) for size in ("50M", "1G")}
+    rows = []
+
+    status = [w for w in http.get("wrk", []) if w["name"] == "status"]
+    if status:
+        rps = [w["rps"] for w in status]
+        p99 = [ms(w["p99"]) for w in status]
+        rows.append(("`GET /api/agents/status`, 100 agents, wrk -t2 -c64", ">= 60,000 req/s, p99 < 5 ms",
+                     f"{mmm(rps)} req/s; p99 {mmm(p99, '{:.2f}')} ms",
+                     verdict(statistics.median(rps) >= 60000 and max(p99) < 5)))
+    if http.get("rss_kib"):
+        idle = http["rss_kib"]["idle"] / 1024
+        rows.append(("Idle RSS after start", "< 25 MB", f"{idle:.1f} MiB", verdict(idle < 25)))
+    if http.get("startup_us"):
+        s = http["startup_us"]
+        rows.append(("Start to first 200 on `/api/health`", "< 50 ms",
+                     f"{s['min']/1000:.1f} / {s['median']/1000:.1f} / {s['max']/1000:.1f} ms",
+                     verdict(s["median"] / 1000 < 50)))
+    if hist.get("50M"):
+        h = hist["50M"]
+        warm = h["warmNewestPage"]
+        extra = h.get("peakRssOverStartKiB", 0) / 1024
+        rows.append(("History page (limit 50) near the newest end, 50 MB file", "< 5 ms, < 64 MB extra",
+                     f"warm {warm['min']:.2f} / {warm['median']:.2f} / {warm['max']:.2f} ms; "
+                     f"+{extra:.1f} MiB", verdict(warm["median"] < 5 and extra < 64)))
+    if hist.get("1G"):
+        h = hist["1G"]
+        warm, cold = h["warmNewestPage"], h["coldDiskFirstPage"]
+        rows.append(("Same on a 1 GiB file", "< 10 ms warm, < 2 s cold",
+                     f"warm {warm['median']:.2f} ms median; cold {cold['min']:.0f} / {cold['median']:.0f} / "
+                     f"{cold['max']:.0f} ms", verdict(warm["median"] < 10 and cold["median"] < 2000)))
+    if exec_.get("allCompletedMs"):
+        a = exec_["allCompletedMs"]
+        lost = any(r["clientsCompleted"] != exec_["clients"] or not r["tailMatches"]
+                   for r in exec_.get("runs", []))
+        rows.append((f"`POST /api/exec` `{exec_['command']}` to {exec_['clients']} WS clients, all got completion",
+                     "<= 100 ms, nothing lost",
+                     f"{a['min']:.0f} / {a['median']:.0f} / {a['max']:.0f} ms"
+                     + ("; some client missed data" if lost else "; every client complete"),
+                     verdict(a["median"] <= 100 and not lost)))
+    if stream.get("latencyMs"):
+        lat, rss = stream["latencyMs"], stream["flotilladRssKiB"]
+        complete = stream["deltasReceived"] == stream["deltasExpected"]
+        rows.append((f"Output streaming, {stream['clients']} clients, {stream['deltasPerSecondPerAgent']:,} "
+                     f"deltas/s per agent x {stream['agents']} agents (mock -> real CLI -> flotillad -> "
+                     "client)", "p99 < 5 ms, RSS < 100 MB",
+                     f"p50 {lat['p50']:.2f} ms, p99 {lat['p99']:.2f} ms, max {lat['max']:.1f} ms; "
+                     f"RSS peak {rss['hwm']/1024:.0f} MiB; {stream['deltasReceived']:,} of "
+                     f"{stream['deltasExpected']:,} deltas", verdict(lat["p99"] < 5 and rss["hwm"] < 100 * 1024 and complete)))
+    if scale.get("wrk"):
+        p99 = max(ms(w["p99"]) or 0 for w in scale["wrk"] if w["path"].startswith("/api/agents"))
+        hwm = scale["rss_kib"]["hwm"] / 1024
+        rows.append((f"{scale['agents']:,} agents, {scale['clients']} WS clients connected",
+                     "REST p99 < 10 ms, RSS < 150 MB",
+                     f"worst agents-route p99 {p99:.2f} ms; RSS {scale['rss_kib']['with_clients']/1024:.0f} MiB "
+                     f"(peak {hwm:.0f} MiB)", verdict(p99 < 10 and hwm < 150)))
+
+    machine = f"{os.cpu_count()} cores, {platform.machine()}, Linux {platform.release()}"
+    date = os.path.basename(out_json).removesuffix(".json")
+    summary = {"date": date, "machine": machine, "quick": quick, "runDir": run,
+               "figures": [dict(zip(("figure", "target", "measured", "verdict"), r)) for r in rows],
+               "sources": {"http": http, "exec": exec_, "stream": stream, "scale": scale, "history": hist}}
+    with open(out_json, "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+    print(f"wrote {out_json}")
+
+    table = [BEGIN, "",
+             f"Last full run: {date} on {machine} (`bench/run-all.sh`, min / median / max where repeated;"
+             f" raw numbers in `{out_json}`).", "",
+             "| Figure | Target | Measured | |", "|---|---|---|---|"]
+    table += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    table += ["", END]
+    if quick:
+        print("\n".join(table))
+        print("(--quick: docs/performance.md left unchanged)")
+        return
+    with open(perf_md, encoding="utf-8") as f:
+        text = f.read()
+    block = "\n".join(table)
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    else:
+        head, _, rest = text.partition("\n## ")
+        text = head.rstrip() + "\n\n## Summary\n\n" + block + "\n\n## " + rest
+    with open(perf_md, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"updated the table in {perf_md}")
+
+
+if __name__ == "__main__":
+    main()
