@@ -1,10 +1,11 @@
-// Crash consistency of the real flotillad: 200 rounds (FLOTILLA_LONG_TESTS=1: 1000 rounds with
-// longer storms) of SIGKILL in the middle of a storm of agent creations, PATCHes, notifications,
-// secret writes and system-prompt writes over several concurrent connections. After every
-// restart each acknowledged write (2xx received before the kill) must be there with its
-// acknowledged value; a write that was in flight at the kill may or may not have been applied.
-// At the end no file may be damaged: health is "ok", SQLite's integrity_check passes,
-// secrets.json and system-prompt.json parse, nothing was set aside.
+// Crash consistency of the real flotillad: 200 rounds (100 under FLOTILLA_SANITIZE_RUN=1, 1000
+// with longer storms under FLOTILLA_LONG_TESTS=1, or FLOTILLA_CRASH_ROUNDS) of SIGKILL in the
+// middle of a storm of agent creations, PATCHes, notifications, secret writes and system-prompt
+// writes over several concurrent connections. After every restart each acknowledged write (2xx
+// received before the kill) must be there with its acknowledged value; a write that was in flight
+// at the kill may or may not have been applied. At the end no file may be damaged: health is
+// "ok", SQLite's integrity_check passes, secrets.json and system-prompt.json parse, nothing was
+// set aside.
 
 #include "support/HttpClient.h"
 #include "support/ReliabilityKit.h"
@@ -264,7 +265,9 @@ void TestCrashStorm::verifyService(int round) {
 
 void TestCrashStorm::sigkillDuringWriteStorm() {
     const bool longRun = envFlag("FLOTILLA_LONG_TESTS");
-    const int rounds = envInt("FLOTILLA_CRASH_ROUNDS", longRun ? 1000 : 200);
+    // Under the sanitizers (FLOTILLA_SANITIZE_RUN=1) each start costs several times more.
+    const int defaultRounds = longRun ? 1000 : envFlag("FLOTILLA_SANITIZE_RUN") ? 100 : 200;
+    const int rounds = envInt("FLOTILLA_CRASH_ROUNDS", defaultRounds);
     const int maxStormMs = longRun ? 400 : 60;
     constexpr int kConnections = 6; // QNetworkAccessManager's per-host connection count
     QTemporaryDir tmp;

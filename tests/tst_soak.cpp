@@ -67,6 +67,7 @@ private:
     QList<bool> m_turnOpen;
     QList<int> m_turnCount;
     bool m_paused = false;
+    bool m_agentsOn = true;
     int m_inFlight = 0;
     int m_execInFlight = 0;
     int m_churnOpen = 0;
@@ -108,7 +109,7 @@ void TestSoak::request(const QByteArray &method, const QString &path, const QJso
 }
 
 void TestSoak::sendTurn(int agent) {
-    if (m_paused || m_turnOpen[agent])
+    if (m_paused || !m_agentsOn || m_turnOpen[agent])
         return;
     m_turnOpen[agent] = true;
     const QString id = m_agentIds[agent];
@@ -237,7 +238,9 @@ Sample TestSoak::sample(qint64 atMs) const {
 void TestSoak::mixedLoadKeepsMemoryAndDescriptorsFlat() {
     const int defaultSeconds = envFlag("FLOTILLA_SANITIZE_RUN") ? 30 : 120;
     const int seconds = qMax(20, envInt("FLOTILLA_SOAK_SECONDS", defaultSeconds));
-    const int warmupSeconds = qBound(10, seconds / 4, 120);
+    // Bounded caches fill during the warm-up: the notification table reaches its 1,000 rows
+    // after about 200 s of this load, SQLite's page cache (2 MiB at most) follows the database.
+    const int warmupSeconds = qBound(10, seconds / 4, 300);
     QTemporaryDir tmp;
     QVERIFY(tmp.isValid());
     const QString home = tmp.path() + QStringLiteral("/home");
@@ -279,6 +282,18 @@ void TestSoak::mixedLoadKeepsMemoryAndDescriptorsFlat() {
                     .status < 300);
     }
 
+    // The notification table keeps the newest 1,000: fill it now, so the database (and SQLite's
+    // page cache over it) is at its steady size before the warm-up ends.
+    for (int i = 0; i < 1000; ++i) {
+        if (m_inFlight >= 8)
+            QVERIFY(QTest::qWaitFor([&] { return m_inFlight < 8; }, scaled(10000)));
+        request("POST", QStringLiteral("/api/notify"),
+                {{QStringLiteral("agentId"), m_agentIds[i % kAgents]},
+                 {QStringLiteral("title"), QStringLiteral("prefill")},
+                 {QStringLiteral("message"), QStringLiteral("note %1").arg(i)}});
+    }
+    QVERIFY(QTest::qWaitFor([&] { return m_inFlight == 0; }, scaled(30000)));
+
     connect(&m_observer, &QWebSocket::textMessageReceived, this, &TestSoak::onEvent);
     m_observer.open(QUrl(QStringLiteral("ws://127.0.0.1:%1/ws").arg(m_svc.port())));
     QTRY_VERIFY_WITH_TIMEOUT(m_observer.state() == QAbstractSocket::ConnectedState, 5000);
@@ -296,9 +311,19 @@ void TestSoak::mixedLoadKeepsMemoryAndDescriptorsFlat() {
               samples.constLast().atMs / 1000, samples.constLast().rssKiB, samples.constLast().fds,
               m_turns, m_execs, m_wsSessions, m_requests);
     });
-    rest.start(25);
-    exec.start(300);
-    ws.start(200);
+    // FLOTILLA_SOAK_LOADS (default "agents,rest,exec,ws") picks the loads, to find what grows.
+    const QStringList loads = QString::fromLocal8Bit(qgetenv("FLOTILLA_SOAK_LOADS"))
+                                  .split(QLatin1Char(','), Qt::SkipEmptyParts);
+    auto wanted = [&](const char *load) {
+        return loads.isEmpty() || loads.contains(QLatin1String(load));
+    };
+    m_agentsOn = wanted("agents");
+    if (wanted("rest"))
+        rest.start(25);
+    if (wanted("exec"))
+        exec.start(300);
+    if (wanted("ws"))
+        ws.start(200);
     report.start(qBound(5, seconds / 12, 60) * 1000);
     for (int i = 0; i < kAgents; ++i)
         sendTurn(i);
@@ -342,14 +367,24 @@ void TestSoak::mixedLoadKeepsMemoryAndDescriptorsFlat() {
           m_requests, m_mock.requestCount(), base.rssKiB, end.rssKiB, growth * 100.0, base.fds,
           end.fds);
     QVERIFY2(m_failures.isEmpty(), qPrintable(m_failures.mid(0, 5).join(QLatin1Char('\n'))));
-    QVERIFY(m_turns >= kAgents * 4);
+    QVERIFY(!m_agentsOn || m_turns >= kAgents * 4);
     QCOMPARE(m_turnErrors, 0);
-    QVERIFY(m_execs >= 10);
+    QVERIFY(!wanted("exec") || m_execs >= 10);
     QVERIFY(base.rssKiB > 0 && end.rssKiB > 0);
     QVERIFY2(growth < kMaxRssGrowth, qPrintable(QStringLiteral("RSS grew %1 %").arg(growth * 100)));
     QVERIFY2(end.fds <= base.fds + kFdSlack,
              qPrintable(QStringLiteral("fds %1 -> %2").arg(base.fds).arg(end.fds)));
 }
 
-QTEST_GUILESS_MAIN(TestSoak)
+int main(int argc, char **argv) {
+    // The hand-run soak lasts longer than Qt Test's 5-minute watchdog.
+    if (!qEnvironmentVariableIsSet("QTEST_FUNCTION_TIMEOUT")) {
+        const int seconds = qMax(120, envInt("FLOTILLA_SOAK_SECONDS", 120));
+        qputenv("QTEST_FUNCTION_TIMEOUT", QByteArray::number((seconds + 600) * 1000));
+    }
+    QCoreApplication app(argc, argv);
+    TestSoak test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_soak.moc"
