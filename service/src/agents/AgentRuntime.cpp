@@ -191,7 +191,7 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s) {
     s.modelInUse = launch.model;
     s.respawnBeforeNextTurn = false;
     s.process = new ClaudeProcess(this);
-    connect(s.process, &ClaudeProcess::event, this,
+    connect(s.process, &ClaudeProcess::claudeEvent, this,
             [this, agentId](const ClaudeEvent &e) { onEvent(agentId, e); });
     connect(s.process, &ClaudeProcess::finished, this,
             [this, agentId](int code, bool requested) { onFinished(agentId, code, requested); });

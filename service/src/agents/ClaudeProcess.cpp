@@ -99,7 +99,7 @@ void ClaudeProcess::start(const ClaudeLaunch &launch) {
             const auto events = parseClaudeLine(m_buffer, &malformed);
             m_buffer.clear();
             for (const ClaudeEvent &e : events)
-                Q_EMIT event(e);
+                Q_EMIT claudeEvent(e);
         }
         if (m_malformedLines > kLoggedMalformedLines)
             qCWarning(lcAgents) << "the CLI printed" << m_malformedLines << "malformed lines";
@@ -166,7 +166,7 @@ void ClaudeProcess::onStdout() {
                             ? ", further ones from this process are only counted"
                             : "");
             for (const ClaudeEvent &e : events)
-                Q_EMIT event(e);
+                Q_EMIT claudeEvent(e);
         }
         start = nl + 1;
     }

@@ -46,7 +46,7 @@ public:
     QString stderrTail() const { return QString::fromUtf8(m_stderr); }
 
 Q_SIGNALS:
-    void event(const flotilla::ClaudeEvent &event);
+    void claudeEvent(const flotilla::ClaudeEvent &event);
     // exitCode is -1 when the process crashed or was killed; `requested` when stop() was called.
     void finished(int exitCode, bool requested);
     void failedToStart(const QString &why);

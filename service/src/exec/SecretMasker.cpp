@@ -28,6 +28,7 @@ QByteArray SecretMasker::finish() {
 QByteArray SecretMasker::mask(const QByteArray &text) const {
     SecretMasker copy = *this;
     copy.m_pending.clear();
+    copy.m_covered = 0;
     QByteArray out = copy.feed(text);
     out += copy.finish();
     return out;
@@ -75,23 +76,38 @@ QByteArray SecretMasker::drain(bool final) {
     QByteArray out;
     out.reserve(hold);
     QList<qsizetype> cache(m_values.size(), -2); // -2: not looked for yet
+    // The end of the mask that begins at `from`: overlapping occurrences join it.
+    auto maskEnd = [&](qsizetype from, qsizetype end) {
+        for (Match next = nextMatch(text, from, cache); next.start >= 0 && next.start < end;
+             next = nextMatch(text, next.start + 1, cache))
+            end = qMax(end, next.start + next.length);
+        return end;
+    };
     qsizetype pos = 0;
+    // The first m_covered bytes were already shown as part of the last "***": an occurrence
+    // starting in them continues that mask (as if the stream had come in one piece).
+    if (m_covered > 0)
+        pos = maskEnd(0, m_covered);
     while (true) {
         Match m = nextMatch(text, pos, cache);
         // A match starting before `hold` is complete (else its start would be undecided).
         if (m.start < 0 || m.start >= hold)
             break;
         out.append(text.constData() + pos, m.start - pos);
-        qsizetype end = m.start + m.length;
-        for (Match next = nextMatch(text, m.start + 1, cache); next.start >= 0 && next.start < end;
-             next = nextMatch(text, next.start + 1, cache))
-            end = qMax(end, next.start + next.length);
         out.append(kMask);
-        pos = end;
+        pos = maskEnd(m.start + 1, m.start + m.length);
     }
-    const qsizetype cut = qMax(pos, hold);
-    out.append(text.constData() + pos, cut - pos);
-    m_pending.remove(0, cut);
+    if (pos > hold) {
+        // The mask reaches into the undecided suffix: an occurrence starting there may still
+        // extend it, so those bytes stay pending, marked as already masked. (Cutting at `pos`
+        // would show the rest of such a value: values ABC and BCDEF, "xxABCD" then "EF" would
+        // have given "xx***DEF".)
+        m_covered = pos - hold;
+    } else {
+        m_covered = 0;
+        out.append(text.constData() + pos, hold - pos);
+    }
+    m_pending.remove(0, hold);
     return out;
 }
 

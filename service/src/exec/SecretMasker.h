@@ -45,6 +45,7 @@ private:
     QList<QByteArrayMatcher> m_matchers;
     qsizetype m_longest = 0;
     QByteArray m_pending;
+    qsizetype m_covered = 0; // leading bytes of m_pending already shown as part of a "***"
 };
 
 } // namespace flotilla

@@ -144,6 +144,18 @@ void HttpServer::routeAsync(Method method, const QString &pattern, AsyncHandler 
         m_exact[pattern].append(int(m_routes.size() - 1));
 }
 
+void HttpServer::dispatchInProcess(ApiRequest request, const ReplyCallback &done) {
+    dispatch(std::move(request), [done](const Reply &reply, bool) { done(reply); });
+}
+
+QList<HttpServer::RouteInfo> HttpServer::routes() const {
+    QList<RouteInfo> out;
+    out.reserve(m_routes.size());
+    for (const Route &r : m_routes)
+        out.append({r.method, r.segments.join(QLatin1Char('/'))});
+    return out;
+}
+
 const HttpServer::Route *HttpServer::match(const ApiRequest &request, QList<Method> *allowed,
                                            QHash<QString, QString> *params) const {
     const Method wanted = request.method == Method::Head ? Method::Get : request.method;

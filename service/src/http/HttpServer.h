@@ -50,6 +50,18 @@ public:
     void stopListening();
     int openConnections() const;
 
+    // In-process dispatch, without a socket (the REST fuzzer): the same router, auth gate and
+    // handlers as a request from the network. `request.authenticated` is taken as given.
+    // `done` gets the reply: before this returns for synchronous routes, later (from the event
+    // loop) for asynchronous ones such as POST /api/exec.
+    void dispatchInProcess(ApiRequest request, const ReplyCallback &done);
+    struct RouteInfo {
+        Method method;
+        QString pattern; // as registered: "/api/agents/:id"
+    };
+    // Every registered route, in registration order.
+    QList<RouteInfo> routes() const;
+
 Q_SIGNALS:
     // An authenticated WebSocket, handshake done. The receiver takes ownership.
     void webSocketAccepted(QWebSocket *socket);

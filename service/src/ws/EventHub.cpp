@@ -125,7 +125,7 @@ void EventHub::broadcastRaw(const QByteArray &event, Delivery delivery) {
     const QString text = QString::fromUtf8(event); // once, shared by every client
     for (Client &c : m_clients) {
         if (c.lagging && delivery == Delivery::Always) {
-            c.socket->sendTextMessage(text);
+            deliver(c, text);
             continue;
         }
         if (c.lagging) {
@@ -141,13 +141,37 @@ void EventHub::broadcastRaw(const QByteArray &event, Delivery delivery) {
                 << "is not reading; dropping its events";
             continue;
         }
-        c.socket->sendTextMessage(text);
+        deliver(c, text);
     }
 }
 
 void EventHub::send(Client &client, const QString &text) {
     if (!client.lagging)
+        deliver(client, text);
+}
+
+void EventHub::deliver(Client &client, const QString &text) {
+    if (client.sink)
+        client.sink(text);
+    else
         client.socket->sendTextMessage(text);
+}
+
+void EventHub::dispatchInProcess(const QString &text,
+                                 const std::function<void(const QString &)> &reply) {
+    QWebSocket probe; // never connected: only its identity is used, replies go to `reply`
+    Client c;
+    c.socket = &probe;
+    c.lastHeard.start();
+    c.sink = reply;
+    m_clients.append(std::move(c));
+    onText(&probe, text);
+    for (qsizetype i = 0; i < m_clients.size(); ++i) {
+        if (m_clients[i].socket == &probe) {
+            m_clients.removeAt(i);
+            break;
+        }
+    }
 }
 
 void EventHub::sendTo(QWebSocket *socket, QLatin1String type, const QJsonValue &payload) {

@@ -72,6 +72,12 @@ public:
     void broadcastRaw(const QByteArray &event, Delivery delivery = Delivery::Droppable);
     void sendTo(QWebSocket *client, QLatin1String type, const QJsonValue &payload);
 
+    // In-process dispatch of one client message, without a network connection (the WebSocket
+    // fuzzer): `text` goes through the same table as a real client's text frame, on behalf of a
+    // client that exists only for this call; every message the hub sends that client meanwhile
+    // (replies, errors, broadcasts) is handed to `reply`.
+    void dispatchInProcess(const QString &text, const std::function<void(const QString &)> &reply);
+
     // Closes every client with "going away" (service shutdown).
     void closeAll();
 
@@ -89,12 +95,14 @@ private:
         bool lagging = false;
         QElapsedTimer laggingFor;
         QElapsedTimer lastHeard;
+        std::function<void(const QString &)> sink; // in-process client: gets what is sent
     };
 
     void sendSync(QWebSocket *socket);
     void onText(QWebSocket *socket, const QString &text);
     void sendError(QWebSocket *socket, const QString &message, QLatin1String code);
     void send(Client &client, const QString &text);
+    static void deliver(Client &client, const QString &text);
     void housekeeping();
     void remove(QWebSocket *socket);
     Client *find(QWebSocket *socket);
