@@ -75,7 +75,31 @@ class TestFaultsService final : public QObject {
 private Q_SLOTS:
     void diskFull();
     void thousandSilentConnections();
+    void connectionsAreCountedOut();
 };
+
+// Every connection the service accepted is released when it closes, whoever closes it: the
+// connection limit counts live sockets, and a leaked one would lock clients out in the end.
+void TestFaultsService::connectionsAreCountedOut() {
+    TestService svc;
+    QVERIFY2(svc.start(), qPrintable(svc.lastError()));
+    for (int i = 0; i < 20; ++i) {
+        WsClient ws;
+        QVERIFY(ws.open(svc.wsUrl()));
+        QVERIFY(ws.waitFor(QStringLiteral("work_plans_update")));
+        if (i % 2)
+            ws.socket().close();
+        else
+            ws.socket().abort();
+        QTest::qWait(20);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(svc.app().http().openConnections(), 0, scaled(5000));
+    for (int i = 0; i < 20; ++i) {
+        HttpClient http;
+        QCOMPARE(http.get(svc.url(QStringLiteral("/api/health"))).status, 200);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(svc.app().http().openConnections(), 0, scaled(5000));
+}
 
 void TestFaultsService::diskFull() {
     QTemporaryDir tmp;

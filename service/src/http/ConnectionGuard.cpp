@@ -16,6 +16,21 @@ namespace c = wire::code;
 namespace {
 
 constexpr int kLingerMs = 2000;
+
+// Lives as long as the socket it is a child of; holds one unit of the open-connection count.
+class OpenCount final : public QObject {
+public:
+    OpenCount(QObject *socket, std::shared_ptr<int> count)
+        : QObject(socket)
+        , m_count(std::move(count)) {
+        ++*m_count;
+    }
+    ~OpenCount() override { --*m_count; }
+    Q_DISABLE_COPY_MOVE(OpenCount)
+
+private:
+    std::shared_ptr<int> m_count;
+};
 // At the connection limit, a connection silent this long may be closed for a new one.
 constexpr qint64 kEvictSilentAfterMs = 2000;
 constexpr int kMaxChunkLine = 256;
@@ -537,12 +552,13 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
         delete socket;
         return;
     }
-    ++m_open;
-    // Counted on the socket's destruction: a WebSocket takes the socket over and outlives the
-    // HTTP connection, and it still holds a descriptor.
-    connect(socket, &QObject::destroyed, this, [this] { --m_open; });
+    // Counted out on the socket's destruction: a WebSocket takes the socket over and outlives the
+    // HTTP connection, and it still holds a descriptor. Through a child object, not a `destroyed`
+    // connection: Qt 6.4's WebSocket upgrade disconnects every signal of the socket, `destroyed`
+    // included, and the count then only grew until the limit refused everyone.
+    new OpenCount(socket, m_open);
     bool evicted = false;
-    while (m_open > m_limits.maxConnections && !evicted && !m_silent.isEmpty()) {
+    while (*m_open > m_limits.maxConnections && !evicted && !m_silent.isEmpty()) {
         const QPointer<ConnectionGuard> &oldest = m_silent.constFirst();
         if (oldest && oldest->isSilent()) {
             if (oldest->ageMs() < kEvictSilentAfterMs)
@@ -552,7 +568,7 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
         }
         m_silent.removeFirst();
     }
-    if (m_open > m_limits.maxConnections && !evicted) {
+    if (*m_open > m_limits.maxConnections && !evicted) {
         qCWarning(lcHttp) << "refusing connection: limit of" << m_limits.maxConnections
                           << "reached";
         ConnectionGuard::reject(

@@ -20,6 +20,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 class QTcpSocket;
@@ -116,7 +117,7 @@ public:
     GuardedTcpServer(const HttpLimits &limits, UpgradeVerifier verifier, UpgradeAcceptor acceptor,
                      QObject *parent = nullptr);
     // Connections accepted and not yet closed (HTTP and WebSocket).
-    int openConnections() const { return m_open; }
+    int openConnections() const { return *m_open; }
 
 protected:
     void incomingConnection(qintptr descriptor) override;
@@ -125,7 +126,7 @@ private:
     HttpLimits m_limits;
     UpgradeVerifier m_verifier;
     UpgradeAcceptor m_acceptor;
-    int m_open = 0;
+    std::shared_ptr<int> m_open = std::make_shared<int>(0); // shared with each socket's counter
     // Connections in accept order, oldest first (entries go stale once they speak or close).
     // At the limit, the oldest one that has sent nothing for kEvictSilentAfterMs makes room for
     // the newcomer, so a client hoarding idle connections cannot lock everyone else out until
