@@ -158,7 +158,10 @@ QByteArray SessionIndex::readGuard(PosixFile &file) const {
 
 bool SessionIndex::scan(PosixFile &file, qint64 from, qint64 to) {
     QByteArray buf;
-    qsizetype cap = kChunkBytes;
+    // No bigger than the range (+1: a range read whole never looks like one line filling the
+    // buffer): the pages a scan touches stay with the pool thread's malloc arena, and a 4 MiB
+    // buffer for every small session file let each arena creep towards 4 MiB (tst_soak).
+    qsizetype cap = qsizetype(std::clamp<qint64>(to - from + 1, 64 * 1024, kChunkBytes));
     buf.resize(cap);
     qint64 base = from; // file offset of buf[0]
     qsizetype have = 0;
