@@ -371,7 +371,11 @@ void TestSoak::mixedLoadKeepsMemoryAndDescriptorsFlat() {
     QCOMPARE(m_turnErrors, 0);
     QVERIFY(!wanted("exec") || m_execs >= 10);
     QVERIFY(base.rssKiB > 0 && end.rssKiB > 0);
-    QVERIFY2(growth < kMaxRssGrowth, qPrintable(QStringLiteral("RSS grew %1 %").arg(growth * 100)));
+    // Under ASan the allocator's quarantine keeps freed memory resident by design: RSS says
+    // nothing about leaks there (LeakSanitizer does), so only descriptors are checked.
+    if (!envFlag("FLOTILLA_SANITIZE_RUN"))
+        QVERIFY2(growth < kMaxRssGrowth,
+                 qPrintable(QStringLiteral("RSS grew %1 %").arg(growth * 100)));
     QVERIFY2(end.fds <= base.fds + kFdSlack,
              qPrintable(QStringLiteral("fds %1 -> %2").arg(base.fds).arg(end.fds)));
 }
