@@ -59,10 +59,9 @@ QByteArray harmlessExecBody(const QByteArray &body) {
     if (command.isString()) {
         QString safe = QStringLiteral("true ");
         for (QChar c : command.toString()) {
-            if (c.isLetterOrNumber() && c.unicode() < 128)
-                safe += c;
-            else if (c == QLatin1Char('_') || c == QLatin1Char('{') || c == QLatin1Char('}') ||
-                     c == QLatin1Char(' '))
+            const bool asciiAlnum = c.isLetterOrNumber() && c.unicode() < 128;
+            if (asciiAlnum || c == QLatin1Char('_') || c == QLatin1Char('{') ||
+                c == QLatin1Char('}') || c == QLatin1Char(' '))
                 safe += c;
         }
         o.insert(QLatin1String("command"), safe);

@@ -66,5 +66,5 @@ int main(int argc, char *argv[]) {
             window.connectTo({url, token});
         });
     }
-    return app.exec();
+    return QApplication::exec();
 }

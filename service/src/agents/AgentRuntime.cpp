@@ -451,9 +451,9 @@ Status AgentRuntime::changeModel(const QString &agentId, const QString &provider
 }
 
 void AgentRuntime::onPromptChanged(const QString &prompt) {
-    for (auto it = m_sessions.begin(); it != m_sessions.end(); ++it) {
-        if ((*it)->process && (*it)->promptInUse != prompt)
-            (*it)->respawnBeforeNextTurn = true;
+    for (const auto &s : std::as_const(m_sessions)) {
+        if (s->process && s->promptInUse != prompt)
+            s->respawnBeforeNextTurn = true;
     }
 }
 
@@ -466,8 +466,8 @@ void AgentRuntime::endProcess(Session &s) {
 }
 
 void AgentRuntime::shutdown() {
-    for (auto it = m_sessions.begin(); it != m_sessions.end(); ++it)
-        endProcess(**it);
+    for (const auto &s : std::as_const(m_sessions))
+        endProcess(*s);
 }
 
 bool AgentRuntime::isProcessRunning(const QString &agentId) const {

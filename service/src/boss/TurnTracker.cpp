@@ -28,8 +28,8 @@ void TurnTracker::expect(const QString &agentId, const QString &ref) {
 }
 
 void TurnTracker::forget(const QString &ref) {
-    for (auto it = m_expected.begin(); it != m_expected.end(); ++it)
-        it->remove(ref);
+    for (auto &refs : m_expected)
+        refs.remove(ref);
 }
 
 void TurnTracker::onAgentUpdated(const QString &agentId, const QJsonObject &changes) {

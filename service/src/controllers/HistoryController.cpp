@@ -165,7 +165,7 @@ HistoryController::~HistoryController() {
 
 void HistoryController::runAsync(ReplyCallback done, std::function<Reply()> work) {
     const quint64 job = ++m_nextJob;
-    m_waiting.insert(job, std::move(done));
+    m_waiting.emplace(job, std::move(done));
     m_pool.start([this, job, work = std::move(work)] {
         Reply reply;
         try {

@@ -226,7 +226,7 @@ Result<ImportPlan> ConfigTransfer::validate(const QJsonObject &doc) const {
         auto secrets = parseSecretImport(doc.value(ok::Secrets), m_secrets);
         if (!secrets)
             return secrets.error();
-        plan.secrets = std::move(secrets->secrets);
+        plan.secrets = std::move(secrets.value().secrets);
         for (const QJsonValue &conflict : std::as_const(secrets->conflicts))
             plan.conflicts.append(conflict);
     }

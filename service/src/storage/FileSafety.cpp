@@ -47,7 +47,7 @@ Status writeJsonAtomically(const QString &path, const QJsonObject &object) {
 QString setAside(const QString &path) {
     const QString stamp =
         QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
-    const QString target = path + QStringLiteral(".corrupt-") + stamp;
+    QString target = path + QStringLiteral(".corrupt-") + stamp;
     if (!QFile::rename(path, target))
         return {};
     return target;

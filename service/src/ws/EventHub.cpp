@@ -54,7 +54,7 @@ EventHub::~EventHub() {
 }
 
 void EventHub::registerIncoming(const QString &type, IncomingHandler handler) {
-    m_incoming.insert(type, std::move(handler));
+    m_incoming.emplace(type, std::move(handler));
 }
 
 void EventHub::addClient(QWebSocket *socket) {

@@ -70,7 +70,7 @@ public:
     void broadcast(QLatin1String type, const QJsonValue &payload,
                    Delivery delivery = Delivery::Droppable);
     void broadcastRaw(const QByteArray &event, Delivery delivery = Delivery::Droppable);
-    void sendTo(QWebSocket *client, QLatin1String type, const QJsonValue &payload);
+    void sendTo(QWebSocket *socket, QLatin1String type, const QJsonValue &payload);
 
     // In-process dispatch of one client message, without a network connection (the WebSocket
     // fuzzer): `text` goes through the same table as a real client's text frame, on behalf of a
