@@ -30,8 +30,8 @@ int main(int argc, char *argv[]) {
     QCoreApplication::setApplicationName(QStringLiteral("flotilla"));
     QCoreApplication::setApplicationVersion(QStringLiteral(FLOTILLA_VERSION));
 
-    const auto parsed =
-        flotilla::parseCommandLine(app.arguments(), QProcessEnvironment::systemEnvironment());
+    const auto parsed = flotilla::parseCommandLine(QCoreApplication::arguments(),
+                                                   QProcessEnvironment::systemEnvironment());
     if (parsed.exitCode >= 0) {
         std::fprintf(parsed.exitCode == 0 ? stdout : stderr, "%s\n",
                      qUtf8Printable(parsed.message));
@@ -53,5 +53,5 @@ int main(int argc, char *argv[]) {
         // A moment for close frames and final responses to leave, then exit 0.
         QTimer::singleShot(100, QCoreApplication::instance(), &QCoreApplication::quit);
     });
-    return app.exec();
+    return QCoreApplication::exec();
 }
