@@ -38,6 +38,10 @@ int main(int argc, char *argv[]) {
         return parsed.exitCode;
     }
 
+    // Before anything can announce us: a SIGTERM that arrives while we start (or right after
+    // "listening on") waits in the self-pipe and is handled by the event loop, instead of killing
+    // the process with the default action.
+    flotilla::UnixSignals signals;
     flotilla::ServiceApp service(parsed.config);
     if (const auto failure = service.start()) {
         std::fprintf(stderr, "flotillad: %s\n", qUtf8Printable(failure->message));
@@ -47,7 +51,6 @@ int main(int argc, char *argv[]) {
                  qUtf8Printable(parsed.config.host.toString()), unsigned(service.port()));
     std::fflush(stderr);
 
-    flotilla::UnixSignals signals;
     QObject::connect(&signals, &flotilla::UnixSignals::terminateRequested, &app, [&service](int) {
         service.shutdown();
         // A moment for close frames and final responses to leave, then exit 0.
