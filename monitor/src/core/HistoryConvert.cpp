@@ -14,29 +14,7 @@ namespace ht = ::flotilla::wire::history::entrytype;
 namespace {
 QList<OutputEntry> lines(OutputEntry::Kind kind, const QString &text, const QString &toolName,
                          qint64 timestamp, const QString &firstPrefix = {}, int maxLines = -1) {
-    QStringList parts = text.split(QLatin1Char('\n'));
-    while (parts.size() > 1 && parts.constLast().isEmpty())
-        parts.removeLast();
-    QList<OutputEntry> out;
-    const qsizetype kept =
-        maxLines < 0 ? parts.size() : std::min<qsizetype>(maxLines, parts.size());
-    for (qsizetype i = 0; i < kept; ++i) {
-        OutputEntry e;
-        e.kind = kind;
-        e.text = i == 0 ? firstPrefix + parts[i] : parts[i];
-        e.toolName = toolName;
-        e.timestamp = timestamp;
-        out.append(std::move(e));
-    }
-    if (kept < parts.size()) {
-        OutputEntry more;
-        more.kind = OutputEntry::Info;
-        more.toolName = toolName;
-        more.timestamp = timestamp;
-        more.text = QStringLiteral("... %1 more lines").arg(parts.size() - kept);
-        out.append(std::move(more));
-    }
-    return out;
+    return splitIntoEntries(kind, text, toolName, timestamp, firstPrefix, maxLines);
 }
 } // namespace
 

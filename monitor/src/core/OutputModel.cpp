@@ -132,31 +132,39 @@ void OutputModel::appendDelta(const QString &text, qint64 timestamp) {
     push(std::move(fresh));
 }
 
-void OutputModel::appendLines(OutputEntry::Kind kind, const QString &text, const QString &toolName,
-                              qint64 timestamp, int maxLines) {
-    QStringList lines = text.split(QLatin1Char('\n'));
-    if (lines.size() > 1 && lines.constLast().isEmpty())
-        lines.removeLast(); // a trailing newline ends the last line; it is not one more
-    std::deque<OutputEntry> fresh;
+QList<OutputEntry> splitIntoEntries(OutputEntry::Kind kind, const QString &text,
+                                    const QString &toolName, qint64 timestamp,
+                                    const QString &firstPrefix, int maxLines) {
+    QStringList parts = text.split(QLatin1Char('\n'));
+    while (parts.size() > 1 && parts.constLast().isEmpty())
+        parts.removeLast();
+    QList<OutputEntry> out;
     const qsizetype kept =
-        maxLines < 0 ? lines.size() : std::min<qsizetype>(maxLines, lines.size());
+        maxLines < 0 ? parts.size() : std::min<qsizetype>(maxLines, parts.size());
     for (qsizetype i = 0; i < kept; ++i) {
         OutputEntry e;
         e.kind = kind;
-        e.text = lines[i];
+        e.text = i == 0 ? firstPrefix + parts[i] : parts[i];
         e.toolName = toolName;
         e.timestamp = timestamp;
-        fresh.push_back(std::move(e));
+        out.append(std::move(e));
     }
-    if (kept < lines.size()) {
+    if (kept < parts.size()) {
         OutputEntry more;
         more.kind = OutputEntry::Info;
         more.toolName = toolName;
         more.timestamp = timestamp;
-        more.text = QStringLiteral("... %1 more lines").arg(lines.size() - kept);
-        fresh.push_back(std::move(more));
+        more.text = QStringLiteral("... %1 more lines").arg(parts.size() - kept);
+        out.append(std::move(more));
     }
-    push(std::move(fresh));
+    return out;
+}
+
+void OutputModel::appendLines(OutputEntry::Kind kind, const QString &text, const QString &toolName,
+                              qint64 timestamp, int maxLines) {
+    const QList<OutputEntry> entries =
+        splitIntoEntries(kind, text, toolName, timestamp, QString(), maxLines);
+    push(std::deque<OutputEntry>(entries.cbegin(), entries.cend()));
 }
 
 void OutputModel::closeOpenEntry() {

@@ -7,6 +7,7 @@
 
 #include <QAbstractListModel>
 #include <QJsonObject>
+#include <QList>
 #include <deque>
 
 namespace flotilla::monitor {
@@ -19,6 +20,13 @@ struct OutputEntry {
     qint64 timestamp = 0;
     bool open = false; // a text entry still receiving deltas
 };
+
+// `text` as entries, one per line (trailing newlines end the last line; they are not more
+// lines); `firstPrefix` starts the first line; past `maxLines` one Info entry says how many more
+// there were. Shared by the live stream and history pages so both read the same.
+QList<OutputEntry> splitIntoEntries(OutputEntry::Kind kind, const QString &text,
+                                    const QString &toolName, qint64 timestamp,
+                                    const QString &firstPrefix = {}, int maxLines = -1);
 
 class OutputModel final : public QAbstractListModel {
     Q_OBJECT
