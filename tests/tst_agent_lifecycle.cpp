@@ -246,7 +246,7 @@ private Q_SLOTS:
             ::kill(pid_t(pid), SIGKILL);
             QVERIFY(rig.waitTurns(round, 10000));
             QVERIFY(rig.waitStatus(QStringLiteral("error")));
-            QVERIFY2(str(rig.agent(), "lastError").contains(QStringLiteral("exited unexpectedly")),
+            QVERIFY2(str(rig.agent(), "lastError").contains(QStringLiteral("killed by signal 9")),
                      qPrintable(str(rig.agent(), "lastError")));
         }
         // Round 2 was the one automatic restart this minute allows; a third process is refused.

@@ -12,6 +12,8 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include <cstring>
+
 namespace flotilla {
 
 namespace st = wire::status;
@@ -23,6 +25,18 @@ qint64 nowMs() {
     return QDateTime::currentMSecsSinceEpoch();
 }
 constexpr qint64 kRestartWindowMs = 60'000;
+
+// "exited unexpectedly (exit code 3)" or "was killed by signal 9 (SIGKILL)": a signal says
+// someone or something (OOM killer, a user's kill) ended it, an exit code that the CLI gave up.
+QString describeExit(int exitCode, int signal) {
+    if (signal == 0)
+        return QStringLiteral("exited unexpectedly (exit code %1)").arg(exitCode);
+    const char *abbrev = ::sigabbrev_np(signal); // glibc >= 2.32, thread-safe, no locale
+    return abbrev ? QStringLiteral("was killed by signal %1 (SIG%2)")
+                        .arg(signal)
+                        .arg(QLatin1String(abbrev))
+                  : QStringLiteral("was killed by signal %1").arg(signal);
+}
 } // namespace
 
 struct AgentRuntime::Session {
@@ -194,7 +208,9 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s) {
     connect(s.process, &ClaudeProcess::claudeEvent, this,
             [this, agentId](const ClaudeEvent &e) { onEvent(agentId, e); });
     connect(s.process, &ClaudeProcess::finished, this,
-            [this, agentId](int code, bool requested) { onFinished(agentId, code, requested); });
+            [this, agentId](int code, int signal, bool requested) {
+                onFinished(agentId, code, signal, requested);
+            });
     connect(s.process, &ClaudeProcess::failedToStart, this, [this, agentId](const QString &why) {
         failTurn(agentId,
                  QStringLiteral("cannot start Claude Code (%1): %2").arg(m_config.claudeBin, why));
@@ -298,7 +314,7 @@ void AgentRuntime::onEvent(const QString &agentId, const ClaudeEvent &e) {
     }
 }
 
-void AgentRuntime::onFinished(const QString &agentId, int exitCode, bool requested) {
+void AgentRuntime::onFinished(const QString &agentId, int exitCode, int signal, bool requested) {
     auto it = m_sessions.find(agentId);
     if (it == m_sessions.end())
         return;
@@ -328,12 +344,11 @@ void AgentRuntime::onFinished(const QString &agentId, int exitCode, bool request
     // Not asked for: a crash, or the CLI gave up. The next message restarts it with --resume.
     s.crashed = true;
     if (s.turnActive)
-        failTurn(agentId,
-                 QStringLiteral("Claude Code exited unexpectedly (exit code %1) during the turn%2")
-                     .arg(exitCode)
-                     .arg(stderrTail.isEmpty()
-                              ? QString()
-                              : QStringLiteral(": ") + stderrTail.right(500).trimmed()));
+        failTurn(agentId, QStringLiteral("Claude Code %1 during the turn%2")
+                              .arg(describeExit(exitCode, signal))
+                              .arg(stderrTail.isEmpty()
+                                       ? QString()
+                                       : QStringLiteral(": ") + stderrTail.right(500).trimmed()));
     if (!s.queue.isEmpty())
         startNextTurn(agentId);
 }

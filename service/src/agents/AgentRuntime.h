@@ -80,7 +80,7 @@ private:
     void startNextTurn(const QString &agentId);
     bool spawn(const QString &agentId, Session &s);
     void onEvent(const QString &agentId, const ClaudeEvent &e);
-    void onFinished(const QString &agentId, int exitCode, bool requested);
+    void onFinished(const QString &agentId, int exitCode, int signal, bool requested);
     void failTurn(const QString &agentId, const QString &why);
     void endProcess(Session &s);
     void appendText(const QString &agentId, const QString &text);

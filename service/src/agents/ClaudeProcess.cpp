@@ -105,7 +105,9 @@ void ClaudeProcess::start(const ClaudeLaunch &launch) {
             qCWarning(lcAgents) << "the CLI printed" << m_malformedLines << "malformed lines";
         // The group may outlive its leader (a tool command still running): end it.
         killGroup(SIGKILL);
-        Q_EMIT finished(status == QProcess::NormalExit ? code : -1, m_stopRequested);
+        // On a crash exit Qt reports the terminating signal as the code (waitid's si_status).
+        const bool normal = status == QProcess::NormalExit;
+        Q_EMIT finished(normal ? code : -1, normal ? 0 : code, m_stopRequested);
     });
     qCInfo(lcAgents).noquote() << "starting" << launch.program << "in" << launch.cwd
                                << (launch.resumeSessionId.isEmpty()

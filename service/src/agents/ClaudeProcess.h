@@ -47,8 +47,9 @@ public:
 
 Q_SIGNALS:
     void claudeEvent(const flotilla::ClaudeEvent &event);
-    // exitCode is -1 when the process crashed or was killed; `requested` when stop() was called.
-    void finished(int exitCode, bool requested);
+    // A normal exit has `signal` 0 and its exit code; a process killed by a signal has that
+    // signal's number (and exitCode -1). `requested` when stop() was called.
+    void finished(int exitCode, int signal, bool requested);
     void failedToStart(const QString &why);
 
 private:
