@@ -1,7 +1,7 @@
 // Faults around the service itself: the data directory's file system full (a small tmpfs the
-// test mounts; root only), and a client holding 1,000 connections that send nothing. The service
-// refuses what it cannot store with a clear error, loses nothing it acknowledged, keeps serving
-// reads and other clients, and recovers by itself.
+// test mounts; root only), while running and at start-up, and a client holding 1,000 connections
+// that send nothing. The service refuses what it cannot store with a clear error, loses nothing it
+// acknowledged, keeps serving reads and other clients, and recovers by itself.
 
 #include "support/HttpClient.h"
 #include "support/ReliabilityKit.h"
@@ -74,6 +74,7 @@ class TestFaultsService final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void diskFull();
+    void diskFullAtStartup();
     void thousandSilentConnections();
     void connectionsAreCountedOut();
 };
@@ -229,6 +230,48 @@ void TestFaultsService::diskFull() {
     QCOMPARE(str(health.object(), "status"), QStringLiteral("ok"));
     qInfo("disk full: %lld bytes filled, %lld agents, %lld notifications acknowledged, all kept",
           filled, qlonglong(agents.size()), qlonglong(notes.size()));
+    svc.stop();
+}
+
+// A service started on a full file system refuses to start with the reason (it could not even
+// take its lock file: before, that read "in use by another flotillad (pid 0)"), touches nothing,
+// and starts normally with everything kept once there is space again.
+void TestFaultsService::diskFullAtStartup() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString mountPoint = tmp.path() + QStringLiteral("/small");
+    QVERIFY(QDir().mkpath(mountPoint));
+    TmpfsMount mount(mountPoint, "size=2m,mode=0700");
+    if (!mount.mounted)
+        QSKIP(qPrintable(QStringLiteral("cannot mount a tmpfs for the full-disk test (needs root "
+                                        "or CAP_SYS_ADMIN): %1")
+                             .arg(mount.error)));
+    const QString data = mountPoint + QStringLiteral("/data");
+    TestService svc([&](ServerConfig &c) { c.dataDir = data; });
+    QVERIFY2(svc.start(), qPrintable(svc.lastError()));
+    HttpClient http;
+    HttpResponse r = http.post(
+        svc.url(QStringLiteral("/api/agents")),
+        {{QStringLiteral("name"), QStringLiteral("kept")}, {QStringLiteral("cwd"), svc.workDir()}});
+    QCOMPARE(r.status, 201);
+    const QString id = str(r.object(), "id");
+    svc.stop();
+
+    QVERIFY(fill(mountPoint + QStringLiteral("/filler")) > 0);
+    const QStringList before = QDir(data).entryList(QDir::Files | QDir::Hidden);
+    QVERIFY(!svc.start());
+    qInfo("full disk at start-up: %s", qPrintable(svc.lastError()));
+    QVERIFY2(svc.lastError().contains(QLatin1String("is not writable: No space left on device")),
+             qPrintable(svc.lastError()));
+    QCOMPARE(QDir(data).entryList(QDir::Files | QDir::Hidden), before);
+
+    QVERIFY(QFile::remove(mountPoint + QStringLiteral("/filler")));
+    QVERIFY2(svc.start(), qPrintable(svc.lastError()));
+    r = http.get(svc.url(QStringLiteral("/api/agents/") + id));
+    QCOMPARE(r.status, 200);
+    QCOMPARE(str(r.object(), "name"), QStringLiteral("kept"));
+    QCOMPARE(str(http.get(svc.url(QStringLiteral("/api/health"))).object(), "status"),
+             QStringLiteral("ok"));
     svc.stop();
 }
 

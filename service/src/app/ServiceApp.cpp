@@ -67,8 +67,10 @@ std::optional<StartFailure> ServiceApp::prepareDataDir() {
     QFile::setPermissions(dir,
                           QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     {
+        // Creating a file needs only an inode: write a byte too, so that a full file system is
+        // reported as such here, not later as a confusing lock or database failure.
         QTemporaryFile probe(dir + QStringLiteral("/.write-probe-XXXXXX"));
-        if (!probe.open())
+        if (!probe.open() || probe.write("x", 1) != 1 || !probe.flush())
             return StartFailure{exitcode::kDataDir,
                                 QStringLiteral("data directory %1 is not writable: %2")
                                     .arg(dir, probe.errorString())};
@@ -76,6 +78,11 @@ std::optional<StartFailure> ServiceApp::prepareDataDir() {
     m_lock = std::make_unique<QLockFile>(dir + QStringLiteral("/flotillad.lock"));
     m_lock->setStaleLockTime(0); // only a dead owner makes it stale, never its age
     if (!m_lock->tryLock(0)) {
+        if (m_lock->error() != QLockFile::LockFailedError)
+            return StartFailure{exitcode::kDataDir,
+                                QStringLiteral("cannot create the lock file in data directory %1 "
+                                               "(is the file system full or read-only?)")
+                                    .arg(dir)};
         qint64 pid = 0;
         QString hostname, appname;
         m_lock->getLockInfo(&pid, &hostname, &appname);
