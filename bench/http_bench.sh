@@ -13,28 +13,48 @@ if [ -z "${FLOTILLA_BENCH_BUILD:-}" ]; then
 fi
 cmake --build "$build" -j2 --target flotillad >/dev/null
 bin="$build/service/flotillad"
+# The bare Qt 6.4.2 baseline is built with the benchmarks (-DFLOTILLA_BUILD_BENCH=ON).
+bare="$build/bench/bench_bare_qhttpserver"
+[ -x "$bare" ] || bare=""
 work=$(mktemp -d)
-trap 'kill "${pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
+# Never "kill 0" (the whole process group, run-all.sh included) when no server is running.
+trap '[ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 token=bench-token
 base="http://127.0.0.1:$port"
 
-# --- start-up: exec -> first 200 from /api/health (fresh data dir each time)
-startups=()
-for i in $(seq 1 15); do
-  d="$work/start$i"
-  t0=$(date +%s%N)
-  AUTH_TOKEN=$token QT_LOGGING_RULES='*.info=false' "$bin" --port "$port" --data-dir "$d" 2>/dev/null &
-  p=$!
-  until curl -sf -o /dev/null "$base/api/health"; do :; done
-  t1=$(date +%s%N)
-  startups+=($(( (t1 - t0) / 1000 )))
-  kill $p; wait $p || true
-done
+# --- start-up: exec -> first 200 from /api/health (fresh data dir each time), 15 times
+startup_of() { # command... ; prints "min median max" in microseconds
+  local times=() i t0 t1 p
+  for i in $(seq 1 15); do
+    t0=$(date +%s%N)
+    "$@" "$work/start$i" 2>/dev/null &
+    p=$!
+    until curl -sf -o /dev/null "$base/api/health"; do :; done
+    t1=$(date +%s%N)
+    times+=($(( (t1 - t0) / 1000 )))
+    kill $p; wait $p 2>/dev/null || true
+  done
+  local sorted; sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+  echo "$(echo "$sorted" | head -1) $(echo "$sorted" | sed -n 8p) $(echo "$sorted" | tail -1)"
+}
+# exec: started with &, the function's subshell becomes the server, so $! is the server's pid.
+flotillad_at() { AUTH_TOKEN=$token QT_LOGGING_RULES='*.info=false' exec "$bin" --port "$port" --data-dir "$1"; }
+bare_at() { exec "$bare" "$port"; }
+read -r smin smed smax < <(startup_of flotillad_at)
+bare_startup="null"
+if [ -n "$bare" ]; then
+  read -r bmin bmed bmax < <(startup_of bare_at)
+  bare_startup="{\"min\":$bmin,\"median\":$bmed,\"max\":$bmax}"
+fi
 
-AUTH_TOKEN=$token QT_LOGGING_RULES='*.info=false' "$bin" --port "$port" --data-dir "$work/data" 2>/dev/null &
-pid=$!
+# The measured server runs under /usr/bin/time -v: its "Maximum resident set size" is the peak
+# RSS over the whole run, as the kernel counted it.
+AUTH_TOKEN=$token QT_LOGGING_RULES='*.info=false' /usr/bin/time -v -o "$work/time.txt" \
+  "$bin" --port "$port" --data-dir "$work/data" 2>/dev/null &
+tpid=$!
 until curl -sf -o /dev/null "$base/api/health"; do :; done
+pid=$(pgrep -P $tpid)
 sleep 1
 idle_rss=$(ps -o rss= -p $pid | tr -d ' ')
 for i in $(seq 1 100); do
@@ -88,18 +108,31 @@ run agent_by_id -H "X-Auth-Token: $token" "$base/api/agents/$agent"
 run unauthorized "$base/api/agents/status"
 run patch -s "$work/patch.lua" "$base"
 run create -s "$work/post.lua" "$base"
+kill $pid; wait $tpid 2>/dev/null || true; pid=
+time_max_rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
+
+# The same wrk command against the bare Qt server with the same 13.9 KB body on this machine now:
+# what any code above Qt 6.4.2's QHttpServer can reach here.
+bare_idle_rss=null
+if [ -n "$bare" ]; then
+  "$bare" "$port" "$status_bytes" 2>/dev/null &
+  pid=$!
+  until curl -sf -o /dev/null "$base/api/health"; do :; done
+  sleep 1
+  bare_idle_rss=$(ps -o rss= -p $pid | tr -d ' ')
+  run bare_status "$base/api/agents/status"
+  kill $pid; wait $pid 2>/dev/null || true; pid=
+fi
 results="${results%,}]"
 
-sorted=$(printf '%s\n' "${startups[@]}" | sort -n)
-smin=$(echo "$sorted" | head -1); smax=$(echo "$sorted" | tail -1); smed=$(echo "$sorted" | sed -n 8p)
-echo "startup to first 200 (us): min $smin median $smed max $smax"
-echo "RSS KiB: idle $idle_rss, with 100 agents $rss_100, peak under load $peak_rss; status body $status_bytes bytes"
+echo "startup to first 200 (us): min $smin median $smed max $smax${bare:+; bare Qt: $bmin $bmed $bmax}"
+echo "RSS KiB: idle $idle_rss, with 100 agents $rss_100, peak under load $peak_rss (time -v: $time_max_rss); bare Qt idle $bare_idle_rss; status body $status_bytes bytes"
 stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
 cat > "bench/results/http-$stamp.json" <<JSON
 {"date":"$stamp","machine":"$(nproc) cores, $(awk '/MemTotal/ {print $2}' /proc/meminfo) KiB, $(uname -r)",
  "duration_s":$duration,"repeats":$repeats,"status_body_bytes":$status_bytes,
- "startup_us":{"min":$smin,"median":$smed,"max":$smax},
- "rss_kib":{"idle":$idle_rss,"agents100":$rss_100,"peak_under_load":$peak_rss},
+ "startup_us":{"min":$smin,"median":$smed,"max":$smax},"bare_startup_us":$bare_startup,
+ "rss_kib":{"idle":$idle_rss,"agents100":$rss_100,"peak_under_load":$peak_rss,"time_v_max":${time_max_rss:-null},"bare_idle":$bare_idle_rss},
  "wrk":$results}
 JSON
 echo "wrote bench/results/http-$stamp.json"

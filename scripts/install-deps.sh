@@ -10,7 +10,7 @@ packages=(
   clang-format
   clang clang-tidy libclang-rt-14-dev llvm-14
   xvfb xauth
-  wrk procps curl dpkg-dev
+  wrk procps time curl dpkg-dev
   qtkeychain-qt6-dev
   lintian systemd appstream desktop-file-utils fakeroot
 )

@@ -1,5 +1,6 @@
 // REST contract, every route and every refusal, against the real service on a free port.
 
+#include "http/Authenticator.h"
 #include "support/HttpClient.h"
 #include "support/TestService.h"
 
@@ -511,6 +512,9 @@ private Q_SLOTS:
         HttpClient prefix("t0ken");
         expectError(prefix.send(method, secured.url(path), body), 401,
                     QStringLiteral("unauthorized"));
+        HttpClient longer("t0ken-value-and-more");
+        expectError(longer.send(method, secured.url(path), body), 401,
+                    QStringLiteral("unauthorized"));
         HttpClient right("t0ken-value");
         QCOMPARE(right.send(method, secured.url(path), body).status, authorizedStatus);
         HttpClient bearer;
@@ -520,6 +524,32 @@ private Q_SLOTS:
             authorizedStatus);
         // Auth off (the default service of this suite): the same request is never 401.
         QCOMPARE(m_http->send(method, url(path), body).status, authorizedStatus);
+    }
+
+    // The comparison itself, on every kind of near miss (the timing property is by construction:
+    // see Authenticator::accepts).
+    void authenticatorCompares_data() {
+        QTest::addColumn<QByteArray>("token");
+        QTest::addColumn<QByteArray>("candidate");
+        QTest::addColumn<bool>("accepted");
+        QTest::newRow("equal") << QByteArray("s3cret") << QByteArray("s3cret") << true;
+        QTest::newRow("empty candidate") << QByteArray("s3cret") << QByteArray() << false;
+        QTest::newRow("prefix") << QByteArray("s3cret") << QByteArray("s3cre") << false;
+        QTest::newRow("extension") << QByteArray("s3cret") << QByteArray("s3cret!") << false;
+        QTest::newRow("last byte") << QByteArray("s3cret") << QByteArray("s3creT") << false;
+        QTest::newRow("first byte") << QByteArray("s3cret") << QByteArray("S3cret") << false;
+        QTest::newRow("NUL padded") << QByteArray("s3cret") << QByteArray("s3cret\0", 7) << false;
+        QTest::newRow("one byte token") << QByteArray("x") << QByteArray("x") << true;
+        QTest::newRow("long token") << QByteArray(4096, 'k') << QByteArray(4096, 'k') << true;
+        QTest::newRow("long token, one off")
+            << QByteArray(4096, 'k') << QByteArray(4095, 'k') + 'j' << false;
+        QTest::newRow("no token: anything") << QByteArray() << QByteArray("x") << true;
+    }
+    void authenticatorCompares() {
+        QFETCH(QByteArray, token);
+        QFETCH(QByteArray, candidate);
+        QFETCH(bool, accepted);
+        QCOMPARE(Authenticator(token).accepts(candidate), accepted);
     }
 
     void healthIsOpenButQuiet() {

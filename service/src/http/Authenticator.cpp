@@ -1,18 +1,9 @@
 #include "http/Authenticator.h"
 
-#include <QCryptographicHash>
-
 namespace flotilla {
 
-namespace {
-QByteArray digest(const QByteArray &b) {
-    return QCryptographicHash::hash(b, QCryptographicHash::Sha256);
-}
-} // namespace
-
 Authenticator::Authenticator(QByteArray token)
-    : m_token(std::move(token))
-    , m_digest(digest(m_token)) {
+    : m_token(std::move(token)) {
 }
 
 bool Authenticator::accepts(const QByteArray &candidate) const {
@@ -20,10 +11,21 @@ bool Authenticator::accepts(const QByteArray &candidate) const {
         return true;
     if (candidate.isEmpty())
         return false;
-    const QByteArray d = digest(candidate);
-    unsigned char diff = 0;
-    for (int i = 0; i < m_digest.size(); ++i)
-        diff |= static_cast<unsigned char>(d[i] ^ m_digest[i]);
+    // Every byte position up to the longer of the two is compared, whatever differs where, so
+    // the time depends on the lengths only, never on how much of the token a guess got right.
+    // (Hashing both sides first also hid the token's length, but cost ~5,000 instructions per
+    // request: 7% of a cached GET /api/agents/status, measured with callgrind.)
+    const qsizetype tokenSize = m_token.size();
+    const qsizetype candidateSize = candidate.size();
+    const qsizetype n = qMax(tokenSize, candidateSize);
+    const char *t = m_token.constData();
+    const char *c = candidate.constData();
+    unsigned diff = tokenSize == candidateSize ? 0U : 1U;
+    for (qsizetype i = 0; i < n; ++i) {
+        const auto a = static_cast<unsigned char>(i < tokenSize ? t[i] : 0);
+        const auto b = static_cast<unsigned char>(i < candidateSize ? c[i] : 0);
+        diff |= static_cast<unsigned>(a ^ b);
+    }
     return diff == 0;
 }
 

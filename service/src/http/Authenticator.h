@@ -12,8 +12,8 @@ public:
     explicit Authenticator(QByteArray token = {});
 
     bool required() const { return !m_token.isEmpty(); }
-    // Constant time in the candidate's content: both sides are hashed to fixed-size digests first,
-    // so neither the length nor a common prefix shows in the timing.
+    // Constant time in the content of both sides: a common prefix does not show in the timing;
+    // the time grows with the longer of the two lengths.
     bool accepts(const QByteArray &candidate) const;
     // Extracts a candidate from `X-Auth-Token` or `Authorization: Bearer`.
     static QByteArray fromHeaders(const QByteArray &xAuthToken, const QByteArray &authorization);
@@ -22,7 +22,6 @@ public:
 
 private:
     QByteArray m_token;
-    QByteArray m_digest;
 };
 
 } // namespace flotilla
