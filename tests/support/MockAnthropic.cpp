@@ -391,8 +391,12 @@ QString MockAnthropic::toolResultTextOf(int i, const QString &toolUseId) const {
 }
 
 void MockAnthropic::onNewConnection() {
-    while (QTcpSocket *socket = m_server.nextPendingConnection())
+    while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+        // Paced SSE events are small writes: without this, Nagle and the CLI's delayed ACK hold
+        // some of them back for up to 40 ms, which the latency benchmark would charge to us.
+        socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         new Connection(this, socket);
+    }
 }
 
 void MockAnthropic::handle(Connection *conn, Request req) {

@@ -577,6 +577,11 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
         connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
         return;
     }
+    // No Nagle: WebSocket events are small writes in quick succession, and Nagle holds each one
+    // back until the previous is acknowledged, which the client's delayed ACK can stretch to
+    // 40 ms (seen as the streaming benchmark's tail latency); a large HTTP body written after
+    // its head would wait the same way.
+    socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     // The whole request is buffered by Qt before dispatch; the guard keeps it within limits, and
     // this caps what a single read can pull in regardless.
     socket->setReadBufferSize(m_limits.maxHeaderBytes + m_limits.maxBodyBytes + 64 * 1024);

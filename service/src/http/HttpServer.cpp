@@ -20,9 +20,15 @@ using QtStatus = QHttpServerResponder::StatusCode;
 // QHttpServer (final, regex routes scanned linearly, 404 for a wrong method) is bypassed: the
 // abstract server gives us each parsed request and we route it ourselves.
 namespace {
-QByteArray serializeResponse(const Reply &reply, bool headOnly) {
+// Bodies this large go to the socket as a second write of the same QByteArray: QIODevice keeps a
+// reference to a chunk of at least 4 KiB (QRINGBUFFER_CHUNKSIZE) instead of copying it, so a cached
+// body (a 1,000-agent list is ~0.5 MB) is never copied in user space. Smaller ones are appended to
+// the head: one write, one chunk.
+constexpr qsizetype kSeparateBodyBytes = 16 * 1024;
+
+QByteArray serializeResponse(const Reply &reply, bool withBody) {
     QByteArray out;
-    out.reserve(160 + (headOnly ? 0 : reply.body.size()));
+    out.reserve(160 + (withBody ? reply.body.size() : 0));
     out +=
         "HTTP/1.1 " + QByteArray::number(reply.status) + ' ' + reasonPhrase(reply.status) + "\r\n";
     if (reply.status != 204) {
@@ -34,9 +40,18 @@ QByteArray serializeResponse(const Reply &reply, bool headOnly) {
     for (const auto &h : reply.headers)
         out += h.first + ": " + h.second + "\r\n";
     out += "\r\n";
-    if (!headOnly)
+    if (withBody)
         out += reply.body;
     return out;
+}
+
+void writeResponse(QTcpSocket *socket, const Reply &reply, bool headOnly) {
+    if (headOnly || reply.body.size() < kSeparateBodyBytes) {
+        socket->write(serializeResponse(reply, !headOnly));
+        return;
+    }
+    socket->write(serializeResponse(reply, false));
+    socket->write(reply.body);
 }
 } // namespace
 
@@ -61,12 +76,13 @@ protected:
 
         // Handlers may answer later (exec waits for its command). The reply callback writes only
         // if the client is still there: what QFuture handlers get wrong in 6.4 (QTBUG-105202).
-        // The response goes out as one write; QHttpServerResponder would issue ~20 small ones.
+        // The response goes out in one write (two for large bodies, see writeResponse);
+        // QHttpServerResponder would issue ~20 small ones.
         QPointer<QTcpSocket> alive(socket);
         m_owner->dispatch(std::move(r), [alive](const Reply &reply, bool headOnly) {
             if (!alive || alive->state() != QAbstractSocket::ConnectedState)
                 return;
-            alive->write(serializeResponse(reply, headOnly));
+            writeResponse(alive, reply, headOnly);
         });
         return true;
     }
