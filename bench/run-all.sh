@@ -38,6 +38,10 @@ log "exec: seq 1 100000 to 50 WebSocket clients"
 log "output streaming: 10 agents x 1,000 deltas/s, 50 clients (real CLI, mock model)"
 "$build/bench/bench_stream" --agents 10 --clients 50 --rate 1000 --seconds "$secs" \
   --out "$runs/stream.json" | tail -25 || echo "(stream bench reported lost deltas or incomplete clients)"
+# The same message rate per client from one agent: separates flotillad's fan-out from the cost of
+# ten CLI processes sharing the two cores.
+"$build/bench/bench_stream" --agents 1 --clients 50 --rate 1000 --seconds "$secs" \
+  --out "$runs/stream-1agent.json" | tail -25 || echo "(stream bench reported lost deltas or incomplete clients)"
 
 log "scale: $agents agents, 200 WebSocket clients"
 bench/scale_bench.sh "$build" "$agents" 200 "$dur" | tee "$runs/scale.txt"

@@ -54,6 +54,7 @@ struct ClientStats {
     qint64 samples = 0;
     qint64 messages = 0;
     int finals = 0;
+    bool done = false; // counted once: later messages (agent_updated) must not count it again
 };
 
 // Every "<t123>" in the message is one delta written by the mock at steady time 123 us.
@@ -96,8 +97,11 @@ int runClients(const QUrl &url, int clients, int finalsExpected, int timeoutS) {
             socket.get(), &QWebSocket::textMessageReceived, &loop, [&, mine](const QString &m) {
                 scan(m, nowUs(), *mine);
                 // finals 0: idle clients that stay until the timeout
-                if (finalsExpected > 0 && mine->finals == finalsExpected && ++done == clients)
-                    loop.quit();
+                if (finalsExpected > 0 && !mine->done && mine->finals >= finalsExpected) {
+                    mine->done = true;
+                    if (++done == clients)
+                        loop.quit();
+                }
             });
         socket->open(url);
         sockets.push_back(std::move(socket));

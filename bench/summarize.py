@@ -49,6 +49,7 @@ def main():
     http = load(os.path.join(run, "http.json")) or {}
     exec_ = load(os.path.join(run, "exec.json")) or {}
     stream = load(os.path.join(run, "stream.json")) or {}
+    stream1 = load(os.path.join(run, "stream-1agent.json")) or {}
     scale = load(os.path.join(run, "scale.json")) or {}
     hist = {size: load(os.path.join(run, f"history-{size}.json")) for size in ("50M", "1G")}
     rows = []
@@ -104,29 +105,38 @@ def main():
                      f"{a['min']:.0f} / {a['median']:.0f} / {a['max']:.0f} ms"
                      + ("; some client missed data" if lost else "; every client complete"),
                      verdict(a["median"] <= 100 and not lost)))
-    if stream.get("latencyMs"):
-        lat, rss = stream["latencyMs"], stream["flotilladRssKiB"]
-        complete = stream["deltasReceived"] == stream["deltasExpected"]
-        rows.append((f"Output streaming, {stream['clients']} clients, {stream['deltasPerSecondPerAgent']:,} "
-                     f"deltas/s per agent x {stream['agents']} agents (mock -> real CLI -> flotillad -> "
-                     "client)", "-", "p99 0.55 ms at 740 msg/s", "p99 < 5 ms, RSS < 100 MB",
+    for st, note in ((stream, ""), (stream1, " (context: the same rate per client from one CLI)")):
+        if not st.get("latencyMs"):
+            continue
+        lat, rss = st["latencyMs"], st["flotilladRssKiB"]
+        complete = (st["deltasReceived"] == st["deltasExpected"]
+                    and st.get("clientsComplete") == st["clients"])
+        rows.append((f"Output streaming, {st['clients']} clients, {st['deltasPerSecondPerAgent']:,} "
+                     f"deltas/s per agent x {st['agents']} agent{'s' if st['agents'] > 1 else ''} "
+                     f"(mock -> real CLI -> flotillad -> client){note}", "-",
+                     "p99 0.55 ms at 740 msg/s", "p99 < 5 ms, RSS < 100 MB",
                      f"p50 {lat['p50']:.2f} ms, p99 {lat['p99']:.2f} ms, max {lat['max']:.1f} ms; "
-                     f"RSS peak {rss['hwm']/1024:.0f} MiB; {stream['deltasReceived']:,} of "
-                     f"{stream['deltasExpected']:,} deltas", verdict(lat["p99"] < 5 and rss["hwm"] < 100 * 1024 and complete)))
+                     f"RSS peak {rss['hwm']/1024:.0f} MiB; {st['deltasReceived']:,} of "
+                     f"{st['deltasExpected']:,} deltas, {st.get('clientsComplete')} of {st['clients']} "
+                     "clients got every final chunk",
+                     verdict(lat["p99"] < 5 and rss["hwm"] < 100 * 1024 and complete)))
     if scale.get("wrk"):
         p99 = max(ms(w["p99"]) or 0 for w in scale["wrk"] if w["path"].startswith("/api/agents"))
         hwm = scale["rss_kib"]["hwm"] / 1024
         rows.append((f"{scale['agents']:,} agents, {scale['clients']} WS clients connected",
                      "-", "~18 KB per WS client", "REST p99 < 10 ms, RSS < 150 MB",
                      f"worst agents-route p99 {p99:.2f} ms; RSS {scale['rss_kib']['with_clients']/1024:.0f} MiB "
-                     f"(peak {hwm:.0f} MiB)", verdict(p99 < 10 and hwm < 150)))
+                     f"(peak {hwm:.0f} MiB), "
+                     f"{(scale['rss_kib']['with_clients'] - scale['rss_kib']['with_agents']) / scale['clients']:.0f}"
+                     " KiB per connected WS client", verdict(p99 < 10 and hwm < 150)))
 
     machine = f"{os.cpu_count()} cores, {platform.machine()}, Linux {platform.release()}"
     date = os.path.basename(out_json).removesuffix(".json")
     summary = {"date": date, "machine": machine, "quick": quick, "runDir": run,
                "figures": [dict(zip(("figure", "peer", "bareQt", "target", "measured", "verdict"), r))
                            for r in rows],
-               "sources": {"http": http, "exec": exec_, "stream": stream, "scale": scale, "history": hist}}
+               "sources": {"http": http, "exec": exec_, "stream": stream, "stream1agent": stream1, "scale": scale,
+                           "history": hist}}
     with open(out_json, "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
     print(f"wrote {out_json}")
