@@ -1,5 +1,6 @@
 #include "support/MockAnthropic.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
@@ -110,6 +111,7 @@ public:
         , m_socket(socket) {
         socket->setParent(this);
         m_timer.setSingleShot(true);
+        m_timer.setTimerType(Qt::PreciseTimer);
         QObject::connect(&m_timer, &QTimer::timeout, this, [this] { writeNextGroup(); });
         QObject::connect(socket, &QTcpSocket::readyRead, this, [this] { readRequests(); });
         QObject::connect(socket, &QTcpSocket::disconnected, this, [this] {
@@ -139,6 +141,8 @@ public:
         m_index = index;
         m_groups = groups;
         m_delayMs = delayMs;
+        m_sentGroups = 0;
+        m_clock.start();
         m_socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                         "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"
                         "request-id: req_mock\r\n" +
@@ -162,11 +166,19 @@ private:
             for (const QByteArray &g : std::as_const(m_groups))
                 writeChunk(g);
             m_groups.clear();
-        } else if (!m_groups.isEmpty()) {
-            writeChunk(m_groups.takeFirst());
+        } else {
+            // Group k is due k * delayMs after the first, and every group already due is written
+            // now: a timer that fires late on a loaded machine must not lower the paced rate
+            // (the streaming benchmark's "1,000 deltas/s" delivered ~520/s before this).
+            const qint64 now = m_clock.elapsed();
+            while (!m_groups.isEmpty() && qint64(m_sentGroups) * m_delayMs <= now) {
+                writeChunk(m_groups.takeFirst());
+                ++m_sentGroups;
+            }
         }
         if (!m_groups.isEmpty()) {
-            m_timer.start(m_delayMs);
+            m_timer.start(
+                int(qMax<qint64>(0, qint64(m_sentGroups) * m_delayMs - m_clock.elapsed())));
             return;
         }
         m_socket->write("0\r\n\r\n");
@@ -265,6 +277,8 @@ private:
     QTimer m_timer;
     QList<QByteArray> m_groups;
     int m_delayMs = 0;
+    int m_sentGroups = 0;
+    QElapsedTimer m_clock;
     int m_index = -1;
     bool m_busy = false;
     bool m_closeAfter = false;
