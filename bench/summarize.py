@@ -150,6 +150,8 @@ def main():
              "| Figure | Peer | Bare Qt 6.4.2 | Flotilla target | Flotilla measured | |",
              "|---|---|---|---|---|---|"]
     table += ["| " + " | ".join(r) + " |" for r in rows]
+    if any("missed" in r[-1] for r in rows):
+        table += ["", "A missed figure's measured reason is in its section below."]
     table += ["", END]
     if quick:
         print("\n".join(table))
