@@ -248,6 +248,8 @@ private:
         return true;
     }
     bool number() {
+        const char *const start = m_p;
+        bool exponent = false;
         const char *p = m_p;
         if (p < m_e && *p == '-')
             ++p;
@@ -269,6 +271,7 @@ private:
                 ++p;
         }
         if (p < m_e && (*p == 'e' || *p == 'E')) {
+            exponent = true;
             ++p;
             if (p < m_e && (*p == '+' || *p == '-'))
                 ++p;
@@ -276,6 +279,16 @@ private:
                 return false;
             while (p < m_e && isDigit(*p))
                 ++p;
+        }
+        // Qt's parser refuses a number a double cannot hold (36E777 overflows, 1e-400 underflows
+        // to zero): so must we, or a line valid here would be broken for it (found by
+        // fuzz_history). Only an exponent or more than 300 characters can get there, and
+        // QByteArray::toDouble fails exactly where the parser does (locale-independent).
+        if (exponent || p - start > 300) {
+            bool ok = false;
+            QByteArray::fromRawData(start, p - start).toDouble(&ok);
+            if (!ok)
+                return false;
         }
         m_p = p;
         return true;
