@@ -32,22 +32,32 @@ QString str(const QJsonObject &o, const char *key) {
     return o.value(QLatin1String(key)).toString();
 }
 
-// Unmounts on scope exit.
-struct TmpfsMount {
-    QString path;
+// A 2 MiB tmpfs of the test's own (needs root or CAP_SYS_ADMIN), unmounted on scope exit.
+struct SmallTmpfs {
+    QTemporaryDir tmp;
+    QString path = tmp.path() + QStringLiteral("/small");
     bool mounted = false;
     QString error;
-    TmpfsMount(const QString &dir, const char *options)
-        : path(dir) {
-        mounted = ::mount("tmpfs", QFile::encodeName(dir).constData(), "tmpfs", 0, options) == 0;
+    SmallTmpfs() {
+        if (!tmp.isValid() || !QDir().mkpath(path)) {
+            error = QStringLiteral("cannot create %1").arg(path);
+            return;
+        }
+        mounted = ::mount("tmpfs", QFile::encodeName(path).constData(), "tmpfs", 0,
+                          "size=2m,mode=0700") == 0;
         if (!mounted)
             error = QString::fromLocal8Bit(std::strerror(errno));
     }
-    ~TmpfsMount() {
+    ~SmallTmpfs() {
         if (mounted)
             ::umount2(QFile::encodeName(path).constData(), MNT_DETACH);
     }
-    Q_DISABLE_COPY_MOVE(TmpfsMount)
+    QString skipReason() const {
+        return QStringLiteral("cannot mount a tmpfs for the full-disk test (needs root or "
+                              "CAP_SYS_ADMIN): %1")
+            .arg(error);
+    }
+    Q_DISABLE_COPY_MOVE(SmallTmpfs)
 };
 
 // Writes until the file system refuses; returns the bytes written.
@@ -103,15 +113,10 @@ void TestFaultsService::connectionsAreCountedOut() {
 }
 
 void TestFaultsService::diskFull() {
-    QTemporaryDir tmp;
-    QVERIFY(tmp.isValid());
-    const QString mountPoint = tmp.path() + QStringLiteral("/small");
-    QVERIFY(QDir().mkpath(mountPoint));
-    TmpfsMount mount(mountPoint, "size=2m,mode=0700");
-    if (!mount.mounted)
-        QSKIP(qPrintable(QStringLiteral("cannot mount a tmpfs for the full-disk test (needs root "
-                                        "or CAP_SYS_ADMIN): %1")
-                             .arg(mount.error)));
+    SmallTmpfs fs;
+    if (!fs.mounted)
+        QSKIP(qPrintable(fs.skipReason()));
+    const QString mountPoint = fs.path;
     const QString data = mountPoint + QStringLiteral("/data");
     TestService svc([&](ServerConfig &c) { c.dataDir = data; });
     QVERIFY2(svc.start(), qPrintable(svc.lastError()));
@@ -237,15 +242,10 @@ void TestFaultsService::diskFull() {
 // take its lock file: before, that read "in use by another flotillad (pid 0)"), touches nothing,
 // and starts normally with everything kept once there is space again.
 void TestFaultsService::diskFullAtStartup() {
-    QTemporaryDir tmp;
-    QVERIFY(tmp.isValid());
-    const QString mountPoint = tmp.path() + QStringLiteral("/small");
-    QVERIFY(QDir().mkpath(mountPoint));
-    TmpfsMount mount(mountPoint, "size=2m,mode=0700");
-    if (!mount.mounted)
-        QSKIP(qPrintable(QStringLiteral("cannot mount a tmpfs for the full-disk test (needs root "
-                                        "or CAP_SYS_ADMIN): %1")
-                             .arg(mount.error)));
+    SmallTmpfs fs;
+    if (!fs.mounted)
+        QSKIP(qPrintable(fs.skipReason()));
+    const QString mountPoint = fs.path;
     const QString data = mountPoint + QStringLiteral("/data");
     TestService svc([&](ServerConfig &c) { c.dataDir = data; });
     QVERIFY2(svc.start(), qPrintable(svc.lastError()));
