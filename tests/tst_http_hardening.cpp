@@ -69,9 +69,9 @@ private Q_SLOTS:
     void upgradeOnRestRouteIsRefused() {
         QFETCH(QByteArray, path);
         bool closed = false;
-        const QByteArray r =
-            rawExchange(port(), "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + kWsHeaders + "\r\n",
-                        3000, &closed);
+        const QByteArray r = rawExchange(
+            port(), "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + kWsHeaders + "\r\n", 3000,
+            &closed);
         QCOMPARE(rawStatus(r), 404);
         QVERIFY2(!r.contains("101"), r.constData());
         QVERIFY(QJsonDocument::fromJson(rawBody(r)).object().value(QStringLiteral("code")) ==
@@ -81,10 +81,10 @@ private Q_SLOTS:
     }
 
     void unsupportedUpgradeIsRefused() {
-        const QByteArray r = rawExchange(
-            port(),
-            "GET /api/agents HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n",
-            3000);
+        const QByteArray r = rawExchange(port(),
+                                         "GET /api/agents HTTP/1.1\r\nHost: "
+                                         "127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n",
+                                         3000);
         QCOMPARE(rawStatus(r), 400);
         expectStillServing();
     }
@@ -110,7 +110,7 @@ private Q_SLOTS:
         QVERIFY(connectRaw(s, port()));
         QElapsedTimer t;
         t.start();
-        s.write("POST /api/agents HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        s.write("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                 "application/json\r\nContent-Length: 500000000\r\n\r\n");
         const QByteArray r = readUntil(
             s, [](const QByteArray &b) { return b.contains("}"); }, 3000);
@@ -124,7 +124,8 @@ private Q_SLOTS:
         const qint64 before = rssKiB();
         QTcpSocket s;
         QVERIFY(connectRaw(s, port()));
-        s.write("POST /api/agents HTTP/1.1\r\nHost: x\r\nContent-Length: 104857600\r\n\r\n");
+        s.write("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                "application/json\r\nContent-Length: 104857600\r\n\r\n");
         const QByteArray chunk(1 << 20, 'x');
         QByteArray response;
         for (int i = 0; i < 100 && s.state() == QAbstractSocket::ConnectedState; ++i) {
@@ -149,8 +150,8 @@ private Q_SLOTS:
         const QByteArray json =
             "{\"name\":\"chunky\",\"cwd\":\"" + m_service->workDir().toUtf8() + "\"}";
         const QByteArray a = json.left(10), b = json.mid(10);
-        QByteArray req =
-            "POST /api/agents HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+        QByteArray req = "POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                         "application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
         req += QByteArray::number(a.size(), 16) + "\r\n" + a + "\r\n" +
                QByteArray::number(b.size(), 16) + ";ext=1\r\n" + b + "\r\n0\r\n\r\n";
         QTcpSocket s;
@@ -161,16 +162,16 @@ private Q_SLOTS:
                  201);
 
         // Over the limit across chunks: refused as soon as the sum passes it.
-        QByteArray big =
-            "POST /api/agents HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+        QByteArray big = "POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                         "application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
         for (int i = 0; i < 5; ++i)
             big += "400\r\n" + QByteArray(1024, 'x') + "\r\n";
         QCOMPARE(rawStatus(rawExchange(port(), big, 3000)), 413);
         QCOMPARE(
-            rawStatus(rawExchange(
-                port(),
-                "POST /api/agents HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-                3000)),
+            rawStatus(rawExchange(port(),
+                                  "POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                                  "application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                                  3000)),
             400);
     }
 
@@ -178,10 +179,10 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("partial");
         QTest::addColumn<int>("status");
         QTest::newRow("slowloris headers")
-            << QByteArray("GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n") << 408;
+            << QByteArray("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1\r\n") << 408;
         QTest::newRow("stalled body")
-            << QByteArray(
-                   "POST /api/agents HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"na")
+            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                          "application/json\r\nContent-Length: 100\r\n\r\n{\"na")
             << 408;
         QTest::newRow("silent connection") << QByteArray() << 0;
     }
@@ -208,7 +209,7 @@ private Q_SLOTS:
         QTcpSocket s;
         QVERIFY(connectRaw(s, port()));
         for (int i = 0; i < 2; ++i) { // two requests on one connection: keep-alive works
-            s.write("GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n");
+            s.write("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
             QCOMPARE(rawStatus(readUntil(
                          s, [](const QByteArray &b) { return b.endsWith("}"); }, 2000)),
                      200);
@@ -223,44 +224,55 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("request");
         QTest::addColumn<int>("status");
         QTest::newRow("garbage line") << QByteArray("GARBAGE\r\n\r\n") << 400;
-        QTest::newRow("no version") << QByteArray("GET /api/health\r\nHost: x\r\n\r\n") << 400;
-        QTest::newRow("http 9") << QByteArray("GET /api/health HTTP/9.9\r\nHost: x\r\n\r\n") << 505;
+        QTest::newRow("no version")
+            << QByteArray("GET /api/health\r\nHost: 127.0.0.1\r\n\r\n") << 400;
+        QTest::newRow("http 9") << QByteArray("GET /api/health HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n")
+                                << 505;
         QTest::newRow("double space")
-            << QByteArray("GET  /api/health HTTP/1.1\r\nHost: x\r\n\r\n") << 400;
+            << QByteArray("GET  /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 400;
         QTest::newRow("relative target")
-            << QByteArray("GET api/health HTTP/1.1\r\nHost: x\r\n\r\n") << 400;
+            << QByteArray("GET api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 400;
         QTest::newRow("header without colon")
-            << QByteArray("GET /api/health HTTP/1.1\r\nHost: x\r\nBroken\r\n\r\n") << 400;
+            << QByteArray("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nBroken\r\n\r\n") << 400;
         QTest::newRow("obs-fold")
-            << QByteArray("GET /api/health HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  folded\r\n\r\n")
+            << QByteArray(
+                   "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: 1\r\n  folded\r\n\r\n")
             << 400;
         QTest::newRow("control char")
-            << QByteArray("GET /api/health HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n") << 400;
+            << QByteArray("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\x01b\r\n\r\n")
+            << 400;
         QTest::newRow("no host") << QByteArray("GET /api/health HTTP/1.1\r\n\r\n") << 400;
         QTest::newRow("bad length")
-            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n")
+            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                          "application/json\r\nContent-Length: 12abc\r\n\r\n")
             << 400;
         QTest::newRow("negative length")
-            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n")
+            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                          "application/json\r\nContent-Length: -1\r\n\r\n")
             << 400;
         QTest::newRow("conflicting lengths")
-            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: x\r\nContent-Length: "
+            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                          "application/json\r\nContent-Length: "
                           "1\r\nContent-Length: 2\r\n\r\n")
             << 400;
         QTest::newRow("length and chunked")
-            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: x\r\nContent-Length: "
+            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                          "application/json\r\nContent-Length: "
                           "3\r\nTransfer-Encoding: chunked\r\n\r\n")
             << 400;
         QTest::newRow("gzip encoding")
-            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")
+            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                          "application/json\r\nTransfer-Encoding: gzip\r\n\r\n")
             << 501;
-        QTest::newRow("connect") << QByteArray("CONNECT /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        QTest::newRow("connect") << QByteArray(
+                                        "CONNECT /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                                  << 405;
-        QTest::newRow("long target")
-            << (QByteArray("GET /") + QByteArray(9000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n")
-            << 414;
+        QTest::newRow("long target") << (QByteArray("GET /") + QByteArray(9000, 'a') +
+                                         " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                                     << 414;
         QTest::newRow("odd expectation")
-            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: "
+            << QByteArray("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                          "application/json\r\nContent-Length: 2\r\nExpect: "
                           "tea\r\n\r\n")
             << 417;
         QTest::newRow("binary junk")
@@ -287,15 +299,16 @@ private Q_SLOTS:
         QVERIFY(secured.start());
         // Qt 6.4 silently drops *every* header past 100 fields; the token would vanish with them
         // and the request would still be dispatched. The guard refuses the request instead.
-        QByteArray req = "GET /api/agents HTTP/1.1\r\nHost: x\r\nX-Auth-Token: s3cret\r\n";
+        QByteArray req = "GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Auth-Token: s3cret\r\n";
         for (int i = 0; i < 120; ++i)
             req += "X-Filler-" + QByteArray::number(i) + ": y\r\n";
         QCOMPARE(rawStatus(rawExchange(secured.port(), req + "\r\n", 3000)), 431);
-        QByteArray huge = "GET /api/agents HTTP/1.1\r\nHost: x\r\nX-Auth-Token: s3cret\r\nX-Big: " +
-                          QByteArray(40 * 1024, 'b') + "\r\n\r\n";
+        QByteArray huge =
+            "GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Auth-Token: s3cret\r\nX-Big: " +
+            QByteArray(40 * 1024, 'b') + "\r\n\r\n";
         QCOMPARE(rawStatus(rawExchange(secured.port(), huge, 3000)), 431);
         // Just under the limits the token still counts.
-        QByteArray fine = "GET /api/agents HTTP/1.1\r\nHost: x\r\nX-Auth-Token: s3cret\r\n";
+        QByteArray fine = "GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Auth-Token: s3cret\r\n";
         for (int i = 0; i < 50; ++i)
             fine += "X-Filler-" + QByteArray::number(i) + ": y\r\n";
         QCOMPARE(rawStatus(rawExchange(secured.port(), fine + "\r\n", 1000)), 200);
@@ -308,7 +321,8 @@ private Q_SLOTS:
             "{\"name\":\"patient\",\"cwd\":\"" + m_service->workDir().toUtf8() + "\"}";
         QElapsedTimer t;
         t.start();
-        s.write("POST /api/agents HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " +
+        s.write("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                "application/json\r\nExpect: 100-continue\r\nContent-Length: " +
                 QByteArray::number(body.size()) + "\r\n\r\n");
         const QByteArray interim = readUntil(
             s, [](const QByteArray &b) { return b.contains("\r\n\r\n"); }, 2000);
@@ -329,9 +343,9 @@ private Q_SLOTS:
             held.append(s);
         }
         QTRY_COMPARE(m_service->app().http().openConnections(), 10);
-        QCOMPARE(
-            rawStatus(rawExchange(port(), "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n", 2000)),
-            503);
+        QCOMPARE(rawStatus(rawExchange(
+                     port(), "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 2000)),
+                 503);
         qDeleteAll(held);
         QTRY_COMPARE(m_service->app().http().openConnections(), 0);
         expectStillServing();
@@ -344,7 +358,8 @@ private Q_SLOTS:
             for (char &ch : junk)
                 ch = char(rng->bounded(256));
             if (i % 3 == 0)
-                junk.prepend("POST /api/agents HTTP/1.1\r\nHost: x\r\nContent-Length: 20\r\n");
+                junk.prepend("POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                             "application/json\r\nContent-Length: 20\r\n");
             QTcpSocket s;
 
             QVERIFY(connectRaw(s, port()));

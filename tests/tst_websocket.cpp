@@ -159,14 +159,18 @@ private Q_SLOTS:
     }
 
     void origin_data() {
+        // "PORT" becomes the service's port. The handshake's Host is "127.0.0.1" (WsTestKit.h).
         QTest::addColumn<QByteArray>("origin");
         QTest::addColumn<int>("status");
         QTest::newRow("other site") << QByteArrayLiteral("http://evil.example") << 403;
         QTest::newRow("lookalike") << QByteArrayLiteral("http://localhost.evil.example") << 403;
         QTest::newRow("null") << QByteArrayLiteral("null") << 403;
-        QTest::newRow("localhost") << QByteArrayLiteral("http://localhost:1234") << 101;
-        QTest::newRow("loopback") << QByteArrayLiteral("http://127.0.0.1:8080") << 101;
-        QTest::newRow("same host") << QByteArrayLiteral("http://x") << 101;
+        QTest::newRow("localhost, other port") << QByteArrayLiteral("http://localhost:1234") << 403;
+        QTest::newRow("loopback, other port") << QByteArrayLiteral("http://127.0.0.1:8080") << 403;
+        QTest::newRow("https, own port") << QByteArrayLiteral("https://127.0.0.1:PORT") << 403;
+        QTest::newRow("own origin") << QByteArrayLiteral("http://127.0.0.1:PORT") << 101;
+        QTest::newRow("localhost, own port") << QByteArrayLiteral("http://localhost:PORT") << 101;
+        QTest::newRow("same as Host") << QByteArrayLiteral("http://127.0.0.1") << 101;
     }
 
     void origin() {
@@ -174,6 +178,7 @@ private Q_SLOTS:
         QFETCH(int, status);
         TestService svc;
         QVERIFY2(svc.start(), qPrintable(svc.lastError()));
+        origin.replace("PORT", QByteArray::number(svc.port()));
         const QByteArray request = handshake("/ws", "Origin: " + origin + "\r\n");
         const QByteArray response =
             status == 101 ? upgrade(svc.port(), request) : rawExchange(svc.port(), request);

@@ -104,6 +104,9 @@ inline constexpr Name InvalidValue{"invalid_value"};
 inline constexpr Name UnknownField{"unknown_field"};
 inline constexpr Name Unauthorized{"unauthorized"};
 inline constexpr Name ForbiddenOrigin{"forbidden_origin"};
+inline constexpr Name ForbiddenHost{"forbidden_host"};
+inline constexpr Name Forbidden{"forbidden"}; // a valid credential without the right to do this
+inline constexpr Name UnsupportedMediaType{"unsupported_media_type"};
 inline constexpr Name NotFound{"not_found"};
 inline constexpr Name RouteNotFound{"route_not_found"};
 inline constexpr Name MethodNotAllowed{"method_not_allowed"};

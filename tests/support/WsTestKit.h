@@ -32,7 +32,7 @@ using Clients = std::vector<std::unique_ptr<WsClient>>;
 
 inline QByteArray handshake(const QByteArray &target, const QByteArray &extraHeaders = {}) {
     return "GET " + target +
-           " HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+           " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
            "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
            extraHeaders + "\r\n";
 }

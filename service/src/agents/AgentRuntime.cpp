@@ -7,6 +7,7 @@
 #include "domain/ToolHistory.h"
 #include "history/SessionFiles.h"
 #include "protocol/WireNames.h"
+#include "security/AgentTokens.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -53,15 +54,17 @@ struct AgentRuntime::Session {
     QHash<QString, QString> toolNames; // tool_use id -> tool name, to label results
     QList<qint64> crashRestarts;       // times of automatic restarts after a crash
     bool crashed = false;
+    QByteArray token; // the running process's own credential (AgentTokens), revoked at its end
 };
 
 AgentRuntime::AgentRuntime(RuntimeConfig config, AgentRegistry &agents, SystemPromptStore &prompt,
-                           ToolHistory &tools, QObject *parent)
+                           ToolHistory &tools, AgentTokens &tokens, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
     , m_agents(agents)
     , m_prompt(prompt)
-    , m_tools(tools) {
+    , m_tools(tools)
+    , m_tokens(tokens) {
     connect(&m_prompt, &SystemPromptStore::promptChanged, this, &AgentRuntime::onPromptChanged);
     connect(&m_agents, &AgentRegistry::agentDeleted, this, [this](const QString &id) {
         if (auto s = m_sessions.take(id))
@@ -200,6 +203,10 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s) {
     launch.environment = m_config.environment;
     launch.environment.insert(QStringLiteral("FLOTILLA_AGENT_ID"),
                               agentId); // for report-task and hooks
+    // Its own credential, new for this process: it can act only as this agent (AgentTokens.h).
+    m_tokens.revoke(s.token);
+    s.token = m_tokens.issue(agentId);
+    launch.environment.insert(QStringLiteral("FLOTILLA_TOKEN"), QString::fromLatin1(s.token));
     launch.permissionHooks = m_config.permissionHooks;
     s.promptInUse = launch.appendSystemPrompt;
     s.modelInUse = launch.model;
@@ -326,6 +333,8 @@ void AgentRuntime::onFinished(const QString &agentId, int exitCode, int signal, 
         s.process->deleteLater(); // never delete a sender inside its own signal
         s.process = nullptr;
     }
+    m_tokens.revoke(s.token);
+    s.token.clear();
     m_agents.updateRuntime(agentId, [](Agent &a) {
         a.isProcessRunning = false;
         a.currentTool.clear();
@@ -473,6 +482,8 @@ void AgentRuntime::onPromptChanged(const QString &prompt) {
 }
 
 void AgentRuntime::endProcess(Session &s) {
+    m_tokens.revoke(s.token);
+    s.token.clear();
     if (!s.process)
         return;
     s.process->disconnect(this);

@@ -23,6 +23,7 @@ struct Agent;
 class AgentRegistry;
 class SystemPromptStore;
 class ToolHistory;
+class AgentTokens;
 
 struct RuntimeConfig {
     QString claudeBin;
@@ -44,7 +45,7 @@ class AgentRuntime final : public QObject {
     Q_DISABLE_COPY_MOVE(AgentRuntime)
 public:
     AgentRuntime(RuntimeConfig config, AgentRegistry &agents, SystemPromptStore &prompt,
-                 ToolHistory &tools, QObject *parent = nullptr);
+                 ToolHistory &tools, AgentTokens &tokens, QObject *parent = nullptr);
     ~AgentRuntime() override;
 
     // Starts a turn or queues the message. Returns its place in the queue (0: started now).
@@ -55,7 +56,8 @@ public:
     // Ends every agent process (service shutdown).
     void shutdown();
     // Adds a variable to the environment of agent processes started from now on (the service's
-    // own address and token, known only once it listens).
+    // own address, known only once it listens). Each process also gets FLOTILLA_AGENT_ID and its
+    // own scoped FLOTILLA_TOKEN, never the service's token.
     void setEnvironmentValue(const QString &name, const QString &value) {
         m_config.environment.insert(name, value);
     }
@@ -93,6 +95,7 @@ private:
     AgentRegistry &m_agents;
     SystemPromptStore &m_prompt;
     ToolHistory &m_tools;
+    AgentTokens &m_tokens;
     QHash<QString, std::shared_ptr<Session>> m_sessions;
 };
 

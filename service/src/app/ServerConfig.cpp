@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QStandardPaths>
+#include <QUrl>
 
 namespace flotilla {
 
@@ -12,7 +13,9 @@ const char kDescription[] =
     "Flotilla service: runs and orchestrates coding agents.\n"
     "REST API under /api and the WebSocket event channel (/ws) on one port.\n\n"
     "Environment:\n"
-    "  AUTH_TOKEN      token required on every route except /api/health (X-Auth-Token header)\n"
+    "  AUTH_TOKEN      token required on every route except /api/health (X-Auth-Token header);\n"
+    "                  wins over --token-file. Without either, any local user can drive the\n"
+    "                  service.\n"
     "  FLOTILLA_PORT   default for --port\n"
     "  FLOTILLA_CLAUDE_BIN  default for --claude-bin\n\n"
     "Exit codes: 0 clean stop (SIGTERM/SIGINT), 2 usage error, 3 cannot listen,\n"
@@ -56,10 +59,21 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
         QStringLiteral("path"));
     const QCommandLineOption allowOrigin(
         QStringLiteral("allow-origin"),
-        QStringLiteral("Extra Origin allowed to open the WebSocket (repeatable)."),
+        QStringLiteral("Extra Origin (scheme://host[:port]) allowed to call the REST API and open "
+                       "the WebSocket from a browser, with CORS grants (repeatable)."),
         QStringLiteral("origin"));
-    p.addOptions(
-        {help, version, port, host, listenAll, insecure, dataDir, maxBody, allowOrigin, claudeBin});
+    const QCommandLineOption allowHost(
+        QStringLiteral("allow-host"),
+        QStringLiteral("Extra name accepted in the Host header besides localhost, 127.0.0.1, "
+                       "[::1] and the bound address, e.g. behind a reverse proxy (repeatable)."),
+        QStringLiteral("name"));
+    const QCommandLineOption tokenFile(
+        QStringLiteral("token-file"),
+        QStringLiteral("Read the token from this file (mode 0600); created with a fresh random "
+                       "token when missing. AUTH_TOKEN wins over it."),
+        QStringLiteral("path"));
+    p.addOptions({help, version, port, host, listenAll, insecure, dataDir, maxBody, allowOrigin,
+                  allowHost, tokenFile, claudeBin});
 
     auto usage = [&](const QString &why) {
         out.exitCode = exitcode::kUsage;
@@ -104,11 +118,17 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
             return usage(QStringLiteral("invalid --host address '%1'").arg(h));
     }
     cfg.authToken = env.value(QStringLiteral("AUTH_TOKEN")).toUtf8();
+    if (p.isSet(tokenFile)) {
+        cfg.tokenFile = p.value(tokenFile);
+        if (cfg.tokenFile.isEmpty())
+            return usage(QStringLiteral("--token-file needs a path"));
+    }
     cfg.insecure = p.isSet(insecure);
-    if (!cfg.host.isLoopback() && cfg.authToken.isEmpty() && !cfg.insecure)
-        return usage(
-            QStringLiteral("refusing to listen on %1 without AUTH_TOKEN; set it or pass --insecure")
-                .arg(cfg.host.toString()));
+    if (!cfg.host.isLoopback() && cfg.authToken.isEmpty() && cfg.tokenFile.isEmpty() &&
+        !cfg.insecure)
+        return usage(QStringLiteral("refusing to listen on %1 without a token; set AUTH_TOKEN, "
+                                    "pass --token-file PATH, or pass --insecure")
+                         .arg(cfg.host.toString()));
 
     if (p.isSet(maxBody)) {
         bool ok = false;
@@ -118,6 +138,27 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
         cfg.http.limits.maxBodyBytes = v;
     }
     cfg.http.allowedOrigins = p.values(allowOrigin);
+    for (const QString &o : cfg.http.allowedOrigins) {
+        const QUrl url(o);
+        if (o == QLatin1String("*") || !url.isValid() || url.host().isEmpty() ||
+            (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")) ||
+            !(url.path().isEmpty() || url.path() == QLatin1String("/")))
+            return usage(QStringLiteral("invalid --allow-origin '%1': give scheme://host[:port], "
+                                        "e.g. https://flotilla.example.org")
+                             .arg(o));
+    }
+    cfg.http.allowedHosts = p.values(allowHost);
+    for (const QString &h : cfg.http.allowedHosts) {
+        QString bare = h;
+        if (bare.startsWith(QLatin1Char('[')) && bare.endsWith(QLatin1Char(']')))
+            bare = bare.mid(1, bare.size() - 2);
+        const bool ipv6 = QHostAddress(bare).protocol() == QAbstractSocket::IPv6Protocol;
+        if (h.isEmpty() || h.contains(QLatin1Char('/')) || h.contains(QLatin1Char('*')) ||
+            h.contains(QLatin1Char(' ')) || (h.contains(QLatin1Char(':')) && !ipv6))
+            return usage(QStringLiteral("invalid --allow-host '%1': give a host name or address, "
+                                        "without port or scheme")
+                             .arg(h));
+    }
     cfg.dataDir = p.isSet(dataDir)
                       ? p.value(dataDir)
                       : QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
@@ -133,7 +174,11 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
     if (cfg.claudeHome.isEmpty())
         cfg.claudeHome =
             env.value(QStringLiteral("HOME"), QDir::homePath()) + QStringLiteral("/.claude");
+    // Agents and exec commands must never see the service's token (they get their own, scoped
+    // one: security/AgentTokens.h).
     cfg.agentEnvironment = env;
+    cfg.agentEnvironment.remove(QStringLiteral("AUTH_TOKEN"));
+    cfg.agentEnvironment.remove(QStringLiteral("FLOTILLA_TOKEN"));
     return out;
 }
 

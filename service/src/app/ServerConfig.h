@@ -25,7 +25,8 @@ struct ServerConfig {
     QHostAddress host = QHostAddress(QHostAddress::LocalHost);
     quint16 port = 5174;
     QString dataDir;
-    QByteArray authToken;
+    QByteArray authToken; // AUTH_TOKEN; wins over tokenFile
+    QString tokenFile;    // --token-file: read, or created with a fresh token, at start
     bool insecure = false;
     HttpServerConfig http;
     HubConfig hub;

@@ -2,6 +2,7 @@
 
 #include "agents/AgentRuntime.h"
 #include "app/Logging.h"
+#include "app/TokenFile.h"
 #include "controllers/AgentsController.h"
 #include "controllers/BossController.h"
 #include "controllers/ExecController.h"
@@ -18,6 +19,7 @@
 #include "permissions/PermissionController.h"
 #include "protocol/Envelope.h"
 #include "protocol/WireNames.h"
+#include "security/AgentTokens.h"
 #include "storage/Database.h"
 #include "ws/EventHub.h"
 
@@ -56,6 +58,7 @@ ServiceApp::~ServiceApp() {
     m_notifications.reset();
     m_agents.reset();
     m_db.reset();
+    m_agentTokens.reset();
 }
 
 std::optional<StartFailure> ServiceApp::prepareDataDir() {
@@ -95,7 +98,31 @@ std::optional<StartFailure> ServiceApp::prepareDataDir() {
     return std::nullopt;
 }
 
+std::optional<StartFailure> ServiceApp::loadToken() {
+    if (m_config.tokenFile.isEmpty())
+        return std::nullopt;
+    if (!m_config.authToken.isEmpty()) {
+        qCInfo(lcApp).noquote() << "AUTH_TOKEN is set: the token file" << m_config.tokenFile
+                                << "is not used";
+        return std::nullopt;
+    }
+    auto loaded = loadOrCreateTokenFile(m_config.tokenFile);
+    if (!loaded)
+        return StartFailure{exitcode::kUsage, loaded.error().message};
+    m_config.authToken = loaded->token;
+    qCInfo(lcApp).noquote() << (loaded->created ? "created a new token in" : "token from")
+                            << m_config.tokenFile;
+    return std::nullopt;
+}
+
 std::optional<StartFailure> ServiceApp::start() {
+    if (auto f = loadToken())
+        return f;
+    if (m_config.authToken.isEmpty())
+        qCWarning(lcApp).noquote()
+            << "no token: any local user, and any program running on this machine, can drive "
+               "this service (run agents and commands as you); pass --token-file PATH or set "
+               "AUTH_TOKEN";
     if (auto f = prepareDataDir())
         return f;
     const QString dir = m_config.dataDir;
@@ -113,7 +140,9 @@ std::optional<StartFailure> ServiceApp::start() {
     m_prompt = std::make_unique<SystemPromptStore>(dir + QStringLiteral("/system-prompt.json"));
     m_prompt->load(m_report);
 
-    m_http = std::make_unique<HttpServer>(m_config.http, Authenticator(m_config.authToken));
+    m_agentTokens = std::make_unique<AgentTokens>();
+    m_http = std::make_unique<HttpServer>(m_config.http,
+                                          Authenticator(m_config.authToken, m_agentTokens.get()));
     m_hub = std::make_unique<EventHub>(m_config.hub, *m_agents, *m_notifications);
     connect(m_http.get(), &HttpServer::webSocketAccepted, m_hub.get(), &EventHub::addClient);
 
@@ -128,7 +157,8 @@ std::optional<StartFailure> ServiceApp::start() {
     runtimeConfig.congested = [hub, threshold = m_config.coalesceAboveBacklogBytes] {
         return hub->largestHealthyBacklog() >= threshold;
     };
-    m_runtime = std::make_unique<AgentRuntime>(runtimeConfig, *m_agents, *m_prompt, *m_toolHistory);
+    m_runtime = std::make_unique<AgentRuntime>(runtimeConfig, *m_agents, *m_prompt, *m_toolHistory,
+                                               *m_agentTokens);
     wireRuntimeEvents();
 
     m_agentsController = std::make_unique<AgentsController>(*m_http, *m_agents);
@@ -169,9 +199,6 @@ std::optional<StartFailure> ServiceApp::start() {
                                  : host.toString();
     m_runtime->setEnvironmentValue(QStringLiteral("FLOTILLA_URL"),
                                    QStringLiteral("http://%1:%2").arg(hostText).arg(m_port));
-    if (!m_config.authToken.isEmpty())
-        m_runtime->setEnvironmentValue(QStringLiteral("FLOTILLA_TOKEN"),
-                                       QString::fromUtf8(m_config.authToken));
     qCInfo(lcApp).noquote() << "data directory" << dir << "; auth"
                             << (m_config.authToken.isEmpty() ? "off" : "on");
     return std::nullopt;

@@ -13,6 +13,8 @@
 
 namespace flotilla {
 
+class AgentTokens;
+
 class AgentRegistry;
 class BossController;
 class PermissionController;
@@ -61,11 +63,14 @@ public:
 
 private:
     std::optional<StartFailure> prepareDataDir();
+    // --token-file, unless AUTH_TOKEN is set: the service token.
+    std::optional<StartFailure> loadToken();
     void wireRuntimeEvents();
 
     ServerConfig m_config;
     StartupReport m_report;
     std::unique_ptr<QLockFile> m_lock;
+    std::unique_ptr<AgentTokens> m_agentTokens;
     std::unique_ptr<Database> m_db;
     std::unique_ptr<AgentRegistry> m_agents;
     std::unique_ptr<NotificationService> m_notifications;

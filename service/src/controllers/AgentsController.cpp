@@ -27,14 +27,16 @@ AgentsController::AgentsController(HttpServer &http, AgentRegistry &agents, QObj
     http.route(Method::Get, QStringLiteral("/api/agents/status"),
                [this](const ApiRequest &) { return Reply::rawJson(m_agents.statusJson()); });
 
-    // GET /api/agents/:id -> 200 agent | 404
-    http.route(Method::Get, QStringLiteral("/api/agents/:id"),
-               [this](const ApiRequest &r) -> Reply {
-                   const Agent *a = m_agents.find(r.param(QStringLiteral("id")));
-                   if (!a)
-                       return unknownAgent(r.param(QStringLiteral("id")));
-                   return Reply::json(a->toJson());
-               });
+    // GET /api/agents/:id -> 200 agent | 404 (an agent's token: its own only, else 403)
+    http.route(
+        Method::Get, QStringLiteral("/api/agents/:id"),
+        [this](const ApiRequest &r) -> Reply {
+            const Agent *a = m_agents.find(r.param(QStringLiteral("id")));
+            if (!a)
+                return unknownAgent(r.param(QStringLiteral("id")));
+            return Reply::json(a->toJson());
+        },
+        Access::Agent);
 
     // POST /api/agents {name, cwd, class?, provider?, model?} -> 201 agent | 400 | 409 | 422
     http.route(Method::Post, QStringLiteral("/api/agents"), [this](const ApiRequest &r) -> Reply {
@@ -55,22 +57,24 @@ AgentsController::AgentsController(HttpServer &http, AgentRegistry &agents, QObj
 
     // PATCH /api/agents/:id {taskLabel?, trackingStatus?, trackingStatusDetail?} -> 200 agent | 400
     // | 404 | 422
-    http.route(Method::Patch, QStringLiteral("/api/agents/:id"),
-               [this](const ApiRequest &r) -> Reply {
-                   const QString id = r.param(QStringLiteral("id"));
-                   if (!m_agents.find(id))
-                       return unknownAgent(id);
-                   const auto body = r.jsonObject();
-                   if (!body)
-                       return body.error();
-                   const auto patch = parseAgentPatch(*body);
-                   if (!patch)
-                       return patch.error();
-                   const auto updated = m_agents.patch(id, *patch);
-                   if (!updated)
-                       return updated.error();
-                   return Reply::json(updated->toJson());
-               });
+    http.route(
+        Method::Patch, QStringLiteral("/api/agents/:id"),
+        [this](const ApiRequest &r) -> Reply {
+            const QString id = r.param(QStringLiteral("id"));
+            if (!m_agents.find(id))
+                return unknownAgent(id);
+            const auto body = r.jsonObject();
+            if (!body)
+                return body.error();
+            const auto patch = parseAgentPatch(*body);
+            if (!patch)
+                return patch.error();
+            const auto updated = m_agents.patch(id, *patch);
+            if (!updated)
+                return updated.error();
+            return Reply::json(updated->toJson());
+        },
+        Access::Agent); // the PATCH fields are an agent's own labels and tracking status
 
     // DELETE /api/agents/:id -> 204 | 404
     http.route(Method::Delete, QStringLiteral("/api/agents/:id"),

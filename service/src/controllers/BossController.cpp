@@ -140,7 +140,8 @@ void BossController::registerRoutes(HttpServer &http) {
             if (!out->forwarded)
                 reply.insert(k::Reason, out->reason);
             return Reply::json(reply);
-        });
+        },
+        Access::Agent);
 
     // GET /api/agents/:id/delegations?limit=100 -> 200 {bossId, decisions} (newest first) | 404
     http.route(

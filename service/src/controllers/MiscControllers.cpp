@@ -18,18 +18,25 @@ NotificationsController::NotificationsController(HttpServer &http,
                                                  QObject *parent)
     : QObject(parent) {
     // POST /api/notify {agentId, title, message, iconUrl?, imageUrl?} -> 201 {success,
-    // notification} | 400 | 404 | 422
-    http.route(Method::Post, QStringLiteral("/api/notify"),
-               [&notifications](const ApiRequest &r) -> Reply {
-                   const auto body = r.jsonObject();
-                   if (!body)
-                       return body.error();
-                   const auto n = notifications.post(*body);
-                   if (!n)
-                       return n.error();
-                   return Reply::json(
-                       QJsonObject{{k::Success, true}, {k::Notification, n->toJson()}}, 201);
-               });
+    // notification} | 400 | 403 (an agent's token, another agent) | 404 | 422
+    http.route(
+        Method::Post, QStringLiteral("/api/notify"),
+        [&notifications](const ApiRequest &r) -> Reply {
+            const auto body = r.jsonObject();
+            if (!body)
+                return body.error();
+            // An agent's own token notifies for that agent only.
+            if (!r.agentScope.isEmpty() && body->value(k::AgentId) != r.agentScope)
+                return Error::forbidden(wire::code::Forbidden,
+                                        QStringLiteral("an agent's token may notify only "
+                                                       "for its own agent"));
+            const auto n = notifications.post(*body);
+            if (!n)
+                return n.error();
+            return Reply::json(QJsonObject{{k::Success, true}, {k::Notification, n->toJson()}},
+                               201);
+        },
+        Access::Agent);
 
     // GET /api/notifications?limit=50 -> 200 [notification], newest first | 400 | 422
     http.route(Method::Get, QStringLiteral("/api/notifications"),

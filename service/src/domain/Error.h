@@ -40,6 +40,9 @@ struct Error {
     static Error conflict(QLatin1String code, QString msg) {
         return {ErrorKind::Conflict, code, std::move(msg)};
     }
+    static Error forbidden(QLatin1String code, QString msg) {
+        return {ErrorKind::Forbidden, code, std::move(msg)};
+    }
     static Error internal(QLatin1String code, QString msg) {
         return {ErrorKind::Internal, code, std::move(msg)};
     }

@@ -74,6 +74,10 @@ void ExecJob::start(const ExecSpec &spec) {
     m_process->setProgram(m_config.shell);
     m_process->setArguments({QStringLiteral("-c"), QString::fromLatin1(kWrapper)});
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    // The output of every command is broadcast to every WebSocket client: `env` must not show
+    // the service's token there.
+    env.remove(QStringLiteral("AUTH_TOKEN"));
+    env.remove(QStringLiteral("FLOTILLA_TOKEN"));
     env.insert(QString::fromLatin1(kCommandVariable), spec.command);
     m_process->setProcessEnvironment(env);
     m_process->setWorkingDirectory(spec.cwd);

@@ -150,6 +150,8 @@ QByteArray reasonPhrase(int status) {
         return QByteArrayLiteral("Payload Too Large");
     case 414:
         return QByteArrayLiteral("URI Too Long");
+    case 415:
+        return QByteArrayLiteral("Unsupported Media Type");
     case 417:
         return QByteArrayLiteral("Expectation Failed");
     case 422:

@@ -27,7 +27,11 @@ public:
     QUrlQuery query;
     QByteArray body;
     QHash<QString, QString> params; // from ":name" segments of the route pattern
-    bool authenticated = false;     // true when a valid token came with the request
+    bool authenticated = false;     // full rights: the service token (or no token is required)
+    // An agent's own token came with the request (security/AgentTokens.h): the caller may act
+    // only as this agent. The dispatcher lets it reach Access::Agent routes for its own :id;
+    // a handler of a route without :id checks the agent named in the body against it.
+    QString agentScope;
 
     QString param(const QString &name) const { return params.value(name); }
     bool hasQuery(const QString &key) const { return query.hasQueryItem(key); }

@@ -72,11 +72,13 @@ QByteArray RequestHead::path() const {
 }
 
 ConnectionGuard::ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits,
+                                 std::shared_ptr<const RequestPolicy> policy,
                                  UpgradeVerifier verifier, UpgradeAcceptor acceptor,
                                  HttpHandover handover)
     : QObject(socket)
     , m_socket(socket)
     , m_limits(limits)
+    , m_policy(std::move(policy))
     , m_verifier(std::move(verifier))
     , m_acceptor(std::move(acceptor))
     , m_handover(std::move(handover)) {
@@ -333,7 +335,7 @@ bool ConnectionGuard::onHeadersComplete() {
 
     // Header fields: validate each, keep views of the few that decide framing.
     QVarLengthArray<HeaderView, 32> headers;
-    QByteArrayView host, upgrade, connection, te, expect;
+    QByteArrayView host, upgrade, connection, te, expect, origin, fetchSite, contentType;
     QVarLengthArray<QByteArrayView, 2> lengths;
     for (qsizetype k = 1; k < lines.size(); ++k) {
         const QByteArrayView l = lines[k];
@@ -358,6 +360,12 @@ bool ConnectionGuard::onHeadersComplete() {
             upgrade = h.value;
         else if (nameIs(h.name, "connection"))
             connection = h.value;
+        else if (nameIs(h.name, "origin"))
+            origin = h.value;
+        else if (nameIs(h.name, "sec-fetch-site"))
+            fetchSite = h.value;
+        else if (nameIs(h.name, "content-type"))
+            contentType = h.value;
     }
     if (version == "HTTP/1.1" && host.isEmpty()) {
         fail(400, c::BadRequest, QStringLiteral("HTTP/1.1 request without Host header"));
@@ -365,6 +373,12 @@ bool ConnectionGuard::onHeadersComplete() {
     }
     if (method == "CONNECT") {
         fail(405, c::MethodNotAllowed, QStringLiteral("CONNECT is not supported"));
+        return false;
+    }
+    // Foreign Host or Origin: before the WebSocket handshake, routing and auth (RequestPolicy.h).
+    PolicyFields fields{host, origin, fetchSite, contentType, false};
+    if (auto refusal = m_policy->checkSource(fields)) {
+        refuse(*refusal);
         return false;
     }
 
@@ -441,6 +455,12 @@ bool ConnectionGuard::onHeadersComplete() {
         return false;
     }
 
+    fields.hasBody = chunked || length > 0;
+    if (auto refusal = m_policy->checkBody(fields)) { // before any byte of the body is parsed
+        refuse(*refusal);
+        return false;
+    }
+
     if (!expect.isEmpty()) {
         if (expect.compare("100-continue", Qt::CaseInsensitive) != 0) {
             fail(417, c::BadRequest, QStringLiteral("unsupported expectation"));
@@ -504,11 +524,15 @@ void ConnectionGuard::onTimeout() {
 }
 
 void ConnectionGuard::fail(int status, QLatin1String code, const QString &message) {
+    refuse(Rejection{status, code, message, {}});
+}
+
+void ConnectionGuard::refuse(const Rejection &r) {
     qCInfo(lcHttp).noquote() << "refused request from" << m_socket->peerAddress().toString()
-                             << status << message;
+                             << r.status << r.message;
     m_state = State::Done;
     m_deadline.stop();
-    reject(m_socket, Rejection{status, code, message, {}});
+    reject(m_socket, r);
 }
 
 void ConnectionGuard::reject(QTcpSocket *socket, const Rejection &r) {
@@ -537,10 +561,13 @@ void ConnectionGuard::reject(QTcpSocket *socket, const Rejection &r) {
     QTimer::singleShot(kLingerMs, socket, [socket] { socket->abort(); });
 }
 
-GuardedTcpServer::GuardedTcpServer(const HttpLimits &limits, UpgradeVerifier verifier,
-                                   UpgradeAcceptor acceptor, QObject *parent)
+GuardedTcpServer::GuardedTcpServer(const HttpLimits &limits,
+                                   std::shared_ptr<const RequestPolicy> policy,
+                                   UpgradeVerifier verifier, UpgradeAcceptor acceptor,
+                                   QObject *parent)
     : QTcpServer(parent)
     , m_limits(limits)
+    , m_policy(std::move(policy))
     , m_verifier(std::move(verifier))
     , m_acceptor(std::move(acceptor)) {
     setListenBacklogSize(256);
@@ -585,7 +612,7 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
     // The whole request is buffered by Qt before dispatch; the guard keeps it within limits, and
     // this caps what a single read can pull in regardless.
     socket->setReadBufferSize(m_limits.maxHeaderBytes + m_limits.maxBodyBytes + 64 * 1024);
-    auto *guard = new ConnectionGuard(socket, m_limits, m_verifier, m_acceptor,
+    auto *guard = new ConnectionGuard(socket, m_limits, m_policy, m_verifier, m_acceptor,
                                       [this](QTcpSocket *s) { addPendingConnection(s); });
     if (m_silent.size() >= 2 * m_limits.maxConnections) {
         m_silent.removeIf([](const QPointer<ConnectionGuard> &g) { return !g || !g->isSilent(); });

@@ -5,9 +5,13 @@
 // readyRead slot is connected before Qt's, so it sees every byte first (peek, never read) and
 // frames requests itself: request line, headers, Content-Length or chunked body. It answers,
 // without Qt ever buffering the request: 400 malformed, 413 body too large, 414, 431 too many
-// or too large headers (Qt would silently drop them all), 408 slow clients, 100-continue.
+// or too large headers (Qt would silently drop them all), 408 slow clients, 100-continue, and
+// what RequestPolicy refuses (foreign Host or Origin: 403, a body that is not JSON: 415).
 // WebSocket upgrades are detected here too and handed to the upgrade callbacks before Qt's
 // parser sees them.
+
+#include "http/Rejection.h"
+#include "http/RequestPolicy.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>
@@ -47,13 +51,6 @@ struct RequestHead {
     QByteArray path() const;
 };
 
-struct Rejection {
-    int status = 400;
-    QLatin1String code;
-    QString message;
-    QList<QPair<QByteArray, QByteArray>> headers;
-};
-
 // Decides on a WebSocket upgrade: nullopt accepts, a Rejection refuses before any handshake.
 using UpgradeVerifier = std::function<std::optional<Rejection>(const RequestHead &)>;
 // Receives an accepted upgrade's socket (parentless, Qt's HTTP slots disconnected, the handshake
@@ -66,7 +63,8 @@ class ConnectionGuard final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ConnectionGuard)
 public:
-    ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits, UpgradeVerifier verifier,
+    ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits,
+                    std::shared_ptr<const RequestPolicy> policy, UpgradeVerifier verifier,
                     UpgradeAcceptor acceptor, HttpHandover handover);
 
     // Writes a JSON error response straight to the socket, stops Qt from reading it, and closes
@@ -88,10 +86,12 @@ private:
     void onRequestComplete();
     void onTimeout();
     void fail(int status, QLatin1String code, const QString &message);
+    void refuse(const Rejection &r);
     void armIdleTimer();
 
     QTcpSocket *m_socket;
     HttpLimits m_limits;
+    std::shared_ptr<const RequestPolicy> m_policy;
     UpgradeVerifier m_verifier;
     UpgradeAcceptor m_acceptor;
     HttpHandover m_handover;
@@ -114,8 +114,8 @@ class GuardedTcpServer final : public QTcpServer {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(GuardedTcpServer)
 public:
-    GuardedTcpServer(const HttpLimits &limits, UpgradeVerifier verifier, UpgradeAcceptor acceptor,
-                     QObject *parent = nullptr);
+    GuardedTcpServer(const HttpLimits &limits, std::shared_ptr<const RequestPolicy> policy,
+                     UpgradeVerifier verifier, UpgradeAcceptor acceptor, QObject *parent = nullptr);
     // Connections accepted and not yet closed (HTTP and WebSocket).
     int openConnections() const { return *m_open; }
 
@@ -124,6 +124,7 @@ protected:
 
 private:
     HttpLimits m_limits;
+    std::shared_ptr<const RequestPolicy> m_policy;
     UpgradeVerifier m_verifier;
     UpgradeAcceptor m_acceptor;
     std::shared_ptr<int> m_open = std::make_shared<int>(0); // shared with each socket's counter

@@ -72,17 +72,34 @@ protected:
         const QByteArray token =
             Authenticator::fromHeaders(request.value(QByteArrayLiteral("x-auth-token")),
                                        request.value(QByteArrayLiteral("authorization")));
-        r.authenticated = m_owner->m_auth.accepts(token);
+        const Caller caller = m_owner->m_auth.identify(token);
+        r.authenticated = caller.kind == Caller::Kind::Service;
+        r.agentScope = caller.agentId;
+
+        // The guard refused foreign origins already: an Origin here is our own (no CORS needed)
+        // or one listed with --allow-origin, which gets the grants a browser needs.
+        const QByteArray origin = request.value(QByteArrayLiteral("origin"));
+        const bool listed = !origin.isEmpty() && m_owner->m_policy->isListedOrigin(origin);
+        QPointer<QTcpSocket> alive(socket);
+        if (listed && r.method == Method::Options &&
+            !request.value(QByteArrayLiteral("access-control-request-method")).isEmpty()) {
+            writeResponse(socket, m_owner->preflightGrant(origin), false);
+            return true;
+        }
 
         // Handlers may answer later (exec waits for its command). The reply callback writes only
         // if the client is still there: what QFuture handlers get wrong in 6.4 (QTBUG-105202).
         // The response goes out in one write (two for large bodies, see writeResponse);
         // QHttpServerResponder would issue ~20 small ones.
-        QPointer<QTcpSocket> alive(socket);
-        m_owner->dispatch(std::move(r), [alive](const Reply &reply, bool headOnly) {
+        m_owner->dispatch(std::move(r), [alive, listed, origin](const Reply &reply, bool headOnly) {
             if (!alive || alive->state() != QAbstractSocket::ConnectedState)
                 return;
-            writeResponse(alive, reply, headOnly);
+            if (!listed)
+                return writeResponse(alive, reply, headOnly);
+            Reply granted = reply;
+            granted.headers.append({QByteArrayLiteral("Access-Control-Allow-Origin"), origin});
+            granted.headers.append({QByteArrayLiteral("Vary"), QByteArrayLiteral("Origin")});
+            writeResponse(alive, granted, headOnly);
         });
         return true;
     }
@@ -122,7 +139,9 @@ private:
 HttpServer::HttpServer(HttpServerConfig config, Authenticator auth, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
-    , m_auth(std::move(auth)) {
+    , m_auth(std::move(auth))
+    , m_policy(std::make_shared<RequestPolicy>(
+          RequestPolicyConfig{m_config.allowedHosts, m_config.allowedOrigins})) {
     m_backend = new QtHttpBackend(this);
     m_wsServer =
         new QWebSocketServer(QStringLiteral("flotillad"), QWebSocketServer::NonSecureMode, this);
@@ -216,10 +235,21 @@ void HttpServer::dispatch(ApiRequest request, std::function<void(const Reply &, 
     QList<Method> allowed;
     QHash<QString, QString> params;
     const Route *route = match(request, &allowed, &params);
-    const bool mayProceed = request.authenticated || (route && route->access == Access::Open);
-
+    const bool open = route && route->access == Access::Open;
     auto refuse = [&](const Reply &r) { send(r, headOnly); };
-    if (!mayProceed) {
+    if (!request.authenticated && !open && !request.agentScope.isEmpty()) {
+        // An agent's own token: only routes agents need, and only for itself.
+        const bool agentRoute = route && route->access == Access::Agent;
+        const auto id = params.constFind(QStringLiteral("id"));
+        if (!agentRoute || (id != params.constEnd() && *id != request.agentScope)) {
+            qCInfo(lcHttp).noquote() << "refused agent" << request.agentScope
+                                     << methodName(request.method) << request.path;
+            return refuse(Error::forbidden(
+                c::Forbidden, QStringLiteral("an agent's token may not %1 %2: agents act only "
+                                             "on themselves (report-task, notify, own PATCH)")
+                                  .arg(methodName(request.method), request.path)));
+        }
+    } else if (!request.authenticated && !open) {
         // Fail closed, and before revealing whether the route exists.
         Reply r = Error{ErrorKind::Unauthorized, c::Unauthorized,
                         QStringLiteral("missing or invalid X-Auth-Token")};
@@ -271,30 +301,25 @@ std::optional<Rejection> HttpServer::verifyUpgrade(const RequestHead &head) cons
                 candidate = p.trimmed().mid(5);
         }
     }
+    // The service token only: an agent's own token never opens the event channel (it could
+    // answer permission requests there). Host and Origin were checked before (RequestPolicy).
     if (!m_auth.accepts(candidate))
         return Rejection{401, c::Unauthorized, QStringLiteral("missing or invalid token"), {}};
-    const QByteArray origin = head.header("origin");
-    if (!origin.isEmpty() && !originAllowed(origin, head.header("host"))) {
-        qCWarning(lcWs).noquote() << "refused WebSocket from origin" << QString::fromUtf8(origin);
-        return Rejection{403, c::ForbiddenOrigin, QStringLiteral("origin not allowed"), {}};
-    }
     return std::nullopt;
 }
 
-bool HttpServer::originAllowed(const QByteArray &origin, const QByteArray &host) const {
-    // A page on another site must not drive the service through the user's browser
-    // (cross-site WebSocket hijacking). Same host, loopback, or listed origins only.
-    const QString o = QString::fromUtf8(origin);
-    if (m_config.allowedOrigins.contains(o))
-        return true;
-    const QUrl url(o);
-    const QString h = url.host();
-    if (h == QLatin1String("localhost") || h == QLatin1String("127.0.0.1") ||
-        h == QLatin1String("::1"))
-        return true;
-    const QString hostHeader = QString::fromUtf8(host);
-    const QUrl hostUrl(QStringLiteral("http://") + hostHeader);
-    return !h.isEmpty() && hostUrl.host() == h;
+Reply HttpServer::preflightGrant(const QByteArray &origin) const {
+    Reply r = Reply::noContent();
+    r.headers = {
+        {QByteArrayLiteral("Access-Control-Allow-Origin"), origin},
+        {QByteArrayLiteral("Access-Control-Allow-Methods"),
+         QByteArrayLiteral("GET, HEAD, POST, PUT, PATCH, DELETE")},
+        {QByteArrayLiteral("Access-Control-Allow-Headers"),
+         QByteArrayLiteral("Content-Type, X-Auth-Token, Authorization")},
+        {QByteArrayLiteral("Access-Control-Max-Age"), QByteArrayLiteral("600")},
+        {QByteArrayLiteral("Vary"), QByteArrayLiteral("Origin")},
+    };
+    return r;
 }
 
 void HttpServer::acceptUpgrade(QTcpSocket *socket) {
@@ -305,7 +330,7 @@ void HttpServer::acceptUpgrade(QTcpSocket *socket) {
 
 Result<quint16> HttpServer::listen(const QHostAddress &address, quint16 port) {
     auto *tcp = new GuardedTcpServer(
-        m_config.limits, [this](const RequestHead &h) { return verifyUpgrade(h); },
+        m_config.limits, m_policy, [this](const RequestHead &h) { return verifyUpgrade(h); },
         [this](QTcpSocket *s) { acceptUpgrade(s); }, this);
     if (!tcp->listen(address, port)) {
         const QString why = tcp->errorString();
@@ -316,6 +341,7 @@ Result<quint16> HttpServer::listen(const QHostAddress &address, quint16 port) {
                                                 .arg(why));
     }
     m_tcp = tcp;
+    m_policy->bind(address, tcp->serverPort());
     m_backend->bind(tcp);
     return tcp->serverPort();
 }

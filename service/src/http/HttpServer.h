@@ -6,6 +6,7 @@
 #include "http/ApiTypes.h"
 #include "http/Authenticator.h"
 #include "http/ConnectionGuard.h"
+#include "http/RequestPolicy.h"
 
 #include <QHostAddress>
 #include <QObject>
@@ -24,12 +25,15 @@ class QtHttpBackend;
 struct HttpServerConfig {
     HttpLimits limits;
     QStringList webSocketPaths{QStringLiteral("/ws"), QStringLiteral("/")};
-    QStringList allowedOrigins; // extra Origins for WebSocket clients, e.g. "https://example.org"
+    QStringList allowedOrigins; // --allow-origin: extra Origins (REST and WebSocket), with CORS
+    QStringList allowedHosts;   // --allow-host: extra names accepted in Host
     quint64 maxWebSocketMessageBytes = 64 * 1024;
     int webSocketHandshakeTimeoutMs = 10'000;
 };
 
-enum class Access { Token, Open };
+// Who may call a route: the service token only; anyone; or also an agent's own token, for the
+// agent named by the route's :id (routes without :id check the body's agent themselves).
+enum class Access { Token, Open, Agent };
 
 class HttpServer final : public QObject {
     Q_OBJECT
@@ -80,10 +84,13 @@ private:
                        QHash<QString, QString> *params) const;
     std::optional<Rejection> verifyUpgrade(const RequestHead &head) const;
     void acceptUpgrade(QTcpSocket *socket);
-    bool originAllowed(const QByteArray &origin, const QByteArray &host) const;
+    // The CORS answer to a preflight from an origin listed with --allow-origin.
+    Reply preflightGrant(const QByteArray &origin) const;
 
     HttpServerConfig m_config;
     Authenticator m_auth;
+    // Shared with every connection's guard; bound (address, port) once listening.
+    std::shared_ptr<RequestPolicy> m_policy;
     QList<Route> m_routes;
     QHash<QString, QList<int>> m_exact; // literal patterns -> route indexes
     QList<int> m_parametric;

@@ -65,7 +65,8 @@ PermissionController::PermissionController(HttpServer &http, AgentRegistry &agen
     // POST /api/agents/:id/permission-check (hook stdin) -> 200 hook stdout JSON | 400 | 404
     http.routeAsync(
         Method::Post, QStringLiteral("/api/agents/:id/permission-check"),
-        [this](const ApiRequest &request, const ReplyCallback &reply) { check(request, reply); });
+        [this](const ApiRequest &request, const ReplyCallback &reply) { check(request, reply); },
+        Access::Agent); // the agent's own hook, with the agent's own token
     hub.registerIncoming(pm::Response, {{}, [this](QWebSocket *client, const QJsonObject &p) {
                                             onResponse(client, p);
                                         }});
