@@ -9,7 +9,8 @@
 # Packages land in BUILD_DIR/packaging/debs (or $FLOTILLA_DEBS_OUT). Checks: dpkg-deb --info and
 # --contents (expected files and dependencies), lintian (no errors; every warning printed and
 # listed with its reason in packaging/lintian-expected.txt, an unexpected one fails),
-# systemd-analyze verify and security on the user unit, desktop-file-validate, appstreamcli
+# the user unit (ExecStart passes --token-file %h/.config/flotilla/token, the sandbox leaves the
+# home writable; systemd-analyze verify and security), desktop-file-validate, appstreamcli
 # validate, and the man page against `flotillad --help`. Exit status: 0 only if all pass.
 set -euo pipefail
 
@@ -145,6 +146,25 @@ step "systemd-analyze verify (user unit)"
 # host has neither (and nothing is installed there), so verify a copy of the packaged unit whose
 # ExecStart points into the staging root, with man looking in the staged man pages.
 unit="$stage/root/usr/lib/systemd/user/flotillad.service"
+# An installed service must never be open to the other local users: the unit runs flotillad
+# with --token-file (the token is made there on first start), and the sandbox must let it
+# create ~/.config/flotilla (the whole home read-write, no ProtectHome=).
+[ "$(grep -c '^ExecStart=' "$unit")" = 1 ] || failed "the unit must have exactly one ExecStart="
+exec_line="$(sed -n 's/^ExecStart=//p' "$unit")"
+case " $exec_line " in
+  *" --token-file %h/.config/flotilla/token "*)
+    echo "ExecStart passes --token-file %h/.config/flotilla/token" ;;
+  *) failed "ExecStart does not pass --token-file %h/.config/flotilla/token: $exec_line" ;;
+esac
+case " $exec_line " in
+  *" \$FLOTILLAD_ARGS "*) ;;
+  *) failed "ExecStart no longer passes \$FLOTILLAD_ARGS: $exec_line" ;;
+esac
+grep -qx 'ReadWritePaths=%h' "$unit" ||
+  failed "the unit lacks ReadWritePaths=%h: flotillad could not create ~/.config/flotilla/token"
+if grep -q '^ProtectHome=' "$unit"; then
+  failed "the unit sets ProtectHome=: it would hide or freeze ~/.config/flotilla/token (and the agents' projects)"
+fi
 exec_bin="$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit")"
 [ -x "$stage/root$exec_bin" ] || failed "ExecStart=$exec_bin is not in the package"
 mkdir -p "$stage/verify" "$stage/runtime"

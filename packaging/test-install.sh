@@ -2,9 +2,12 @@
 # Real install test of the two .debs, as root, in a fresh Debian 12 (bookworm) root:
 #   debootstrap (minbase, from deb.debian.org) -> apt-get install ./flotilla_*.deb
 #   ./flotilla-monitor_*.deb (dependencies from the archive) -> every library resolves ->
-#   flotillad runs as a normal user with a temporary HOME on a free port, with a token ->
-#   GET /api/health, token enforced -> SIGTERM, exit 0 -> apt-get remove --purge -> no file of
-#   ours is left.
+#   flotillad runs as a normal user on a free port with --token-file ~/.config/flotilla/token,
+#   as the unit runs it -> the token file is made (0600, 0700 directory), GET /api/health, the
+#   token enforced (401 without, 200 with `cat` of the file) -> SIGTERM, exit 0 -> a
+#   group-readable token file is refused (exit 2) -> the same under the packaged unit with
+#   systemctl --user start (token file made inside the sandbox; AUTH_TOKEN in flotillad.env
+#   overrides it) -> apt-get remove --purge -> no file of ours is left.
 #
 #   packaging/test-install.sh [DEB_DIR]     default DEB_DIR: build-debs/packaging/debs (made
 #                                           with packaging/build-debs.sh when it has no .debs)
@@ -160,13 +163,41 @@ log "flotilla-monitor -platform offscreen: exit $rc after 3 s (124 = still runni
 
 # --- run flotillad as a normal user ---------------------------------------------------------
 in_root useradd --create-home --shell /bin/bash flotest
-home="$(in_root runuser -u flotest -- mktemp -d /tmp/home.XXXXXX)"
-token="test-install-$RANDOM$RANDOM"
-# --port 0 picks a free port; flotillad prints it ("listening on 127.0.0.1:PORT").
-log "starting flotillad as flotest, HOME=$home, --port 0, with AUTH_TOKEN"
+# The user's real home, not a directory under /tmp: the unit phase below runs flotillad with
+# PrivateTmp=yes, where /tmp is private, so a home there would not be the one the unit sees.
+home=/home/flotest
+flotest_uid="$(in_root id -u flotest)"
+# Where the packaged unit keeps the token (ExecStart=... --token-file %h/.config/flotilla/token).
+token_file="$home/.config/flotilla/token"
+[ ! -e "$root$home/.config/flotilla" ] || die "$home/.config/flotilla exists before any start"
+# The token flotillad made in $token_file, checked as the unit's users rely on it: a regular file
+# of flotest, mode 600, in a directory of mode 700, holding 64 hex digits and a newline. Prints
+# what is wrong (and returns 1), or nothing.
+token_file_problem() {
+  local f="$root$token_file" st
+  if [ -L "$f" ] || [ ! -f "$f" ]; then echo "$token_file is missing or not a regular file"; return 1; fi
+  st="$(stat -c '%a %u' "$f")"
+  [ "$st" = "600 $flotest_uid" ] ||
+    { echo "$token_file: mode and owner '$st', expected '600 $flotest_uid'"; return 1; }
+  st="$(stat -c '%a %u' "$(dirname "$f")")"
+  [ "$st" = "700 $flotest_uid" ] ||
+    { echo "$(dirname "$token_file"): mode and owner '$st', expected '700 $flotest_uid'"; return 1; }
+  if ! grep -Eqx '[0-9a-fA-F]{64}' "$f" || [ "$(wc -c <"$f")" != 65 ]; then
+    echo "$token_file does not hold 64 hex digits and a newline ($(wc -c <"$f") bytes)"; return 1
+  fi
+}
+# HTTP status of GET /api/agents on PORT, with TOKEN as X-Auth-Token unless it is empty.
+agents_status() { # port token
+  local auth=()
+  [ -z "$2" ] || auth=(-H "X-Auth-Token: $2")
+  curl -s -o /dev/null -w '%{http_code}' "${auth[@]}" "http://127.0.0.1:$1/api/agents"
+}
+# --port 0 picks a free port; flotillad prints it ("listening on 127.0.0.1:PORT"). No AUTH_TOKEN:
+# the token comes from the file flotillad makes on this first start, as under the unit.
+log "starting flotillad as flotest, HOME=$home, --port 0, --token-file $token_file"
 chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin runuser -u flotest -- \
-  /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" AUTH_TOKEN="$token" \
-  /usr/bin/flotillad --port 0 >"$root/tmp/flotillad.log" 2>&1 &
+  /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" \
+  /usr/bin/flotillad --port 0 --token-file "$token_file" >"$root/tmp/flotillad.log" 2>&1 &
 flotillad_pid=$!
 port=""
 for _ in $(seq 1 100); do
@@ -184,12 +215,14 @@ health="$(curl -fsS "http://127.0.0.1:$port/api/health")" || die "GET /api/healt
 log "GET /api/health -> $health"
 grep -q '"status":"ok"' <<<"$health" || die "health is not ok"
 grep -q '"authRequired":true' <<<"$health" || die "health does not report the token"
-code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/agents")"
+problem="$(token_file_problem)" || die "token file: $problem"
+token="$(cat "$root$token_file")"
+log "token file: $(stat -c '%A %U' "$root$token_file") $token_file, in a $(stat -c '%A' "$(dirname "$root$token_file")") directory"
+code="$(agents_status "$port" "")"
 [ "$code" = 401 ] || die "GET /api/agents without the token -> $code, expected 401"
-code="$(curl -s -o /dev/null -w '%{http_code}' -H "X-Auth-Token: $token" \
-  "http://127.0.0.1:$port/api/agents")"
-[ "$code" = 200 ] || die "GET /api/agents with the token -> $code, expected 200"
-log "GET /api/agents: 401 without the token, 200 with it"
+code="$(agents_status "$port" "$token")"
+[ "$code" = 200 ] || die "GET /api/agents with the token of $token_file -> $code, expected 200"
+log "GET /api/agents: 401 without the token, 200 with the token of the file"
 [ -d "$root$home/.local/share/flotilla" ] || die "no data directory in $home/.local/share/flotilla"
 log "data directory: $(cd "$root$home/.local/share/flotilla" && ls | tr '\n' ' ')"
 
@@ -200,6 +233,18 @@ flotillad_pid=""
 cat "$root/tmp/flotillad.log"
 [ "$rc" = 0 ] || die "flotillad exited with $rc after SIGTERM, expected 0"
 log "flotillad stopped cleanly on SIGTERM (exit 0)"
+! grep -qF "$token" "$root/tmp/flotillad.log" || die "flotillad logged its token"
+# A token file others can read is refused: exit 2 (the unit does not restart on it).
+chmod 640 "$root$token_file"
+rc=0
+chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin runuser -u flotest -- \
+  /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" timeout 10 \
+  /usr/bin/flotillad --port 0 --token-file "$token_file" >"$root/tmp/flotillad-refused.log" 2>&1 ||
+  rc=$?
+chmod 600 "$root$token_file"
+cat "$root/tmp/flotillad-refused.log"
+[ "$rc" = 2 ] || die "flotillad with a token file of mode 640: exit $rc, expected 2"
+log "a token file of mode 640 is refused (exit 2)"
 
 # --- the same through the packaged systemd user unit ----------------------------------------
 # A user manager (systemd --user) for flotest inside the root, in a cgroup delegated to it as
@@ -227,10 +272,9 @@ unit_phase() {
   done
   [ -n "$cg" ] || { unit_result="SKIP: no writable cgroup hierarchy to delegate"; return 0; }
   chown -R "$uid:$uid" "$cg"
-  # The unit reads its token from ~/.config/flotilla/flotillad.env, as documented.
-  env_file="$home/.config/flotilla/flotillad.env"
-  in_root runuser -u flotest -- install -D -m 600 /dev/null "$env_file"
-  printf 'AUTH_TOKEN=%s\nFLOTILLA_PORT=%s\n' "$token" "$port" >"$root$env_file"
+  # Out of the box: no ~/.config/flotilla at all (the plain run's token file goes), so the
+  # unit's first start must make the token file from inside its sandbox.
+  rm -rf "$root$home/.config/flotilla"
   # Start the manager inside the delegated cgroup (the subshell moves itself there first), in a
   # mount namespace whose root *is* the test root (pivot_root, not chroot: the kernel refuses
   # user namespaces, which the unit's sandboxing uses, to chrooted processes).
@@ -244,8 +288,8 @@ unit_phase() {
       XDG_RUNTIME_DIR='$run' /usr/lib/systemd/systemd --user"
   ) >"$root/tmp/systemd-user.log" 2>&1 &
   manager_pid=$!
-  local ctl=(chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin runuser -u flotest --
-             /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="$run")
+  ctl=(chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin runuser -u flotest --
+       /usr/bin/env -i PATH=/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="$run")
   for _ in $(seq 1 100); do
     [ -S "$root$run/systemd/private" ] && break
     kill -0 "$manager_pid" 2>/dev/null || break
@@ -255,12 +299,49 @@ unit_phase() {
     unit_result="SKIP: systemd --user did not start here: $(tail -n 3 "$root/tmp/systemd-user.log" | tr '\n' ' ')"
     return 0
   fi
+  # The port the plain run just used and freed, through the manager's environment (no
+  # flotillad.env yet: that is the out-of-the-box start).
+  uport="$port"
+  "${ctl[@]}" systemctl --user set-environment "FLOTILLA_PORT=$uport"
+
+  # 1. First start: the unit makes the token file and requires its token.
+  unit_start || return 0
+  local problem file_token env_token
+  if ! problem="$(token_file_problem)"; then
+    unit_result="FAIL: under the unit, token file: $problem"; return 0
+  fi
+  file_token="$(cat "$root$token_file")"
+  log "unit: token file $token_file made on first start: $(stat -c '%A %U' "$root$token_file")"
+  unit_expect_agents "" 401 "without a token" || return 0
+  unit_expect_agents "$file_token" 200 "with the token of $token_file" || return 0
+  log "unit: GET /api/agents: 401 without the token, 200 with the token of the file"
+  # Inside the sandbox: the file system is read-only but for the home, /tmp is private.
+  log "unit: NoNewPrivs=$(awk '/NoNewPrivs/ {print $2}' "/proc/$upid/status") Seccomp=$(awk '/^Seccomp:/ {print $2}' "/proc/$upid/status")"
+  unit_stop || return 0
+
+  # 2. AUTH_TOKEN in ~/.config/flotilla/flotillad.env (read by the unit, as documented) overrides
+  #    the token file.
+  env_file="$home/.config/flotilla/flotillad.env"
+  env_token="test-install-$RANDOM$RANDOM"
+  in_root runuser -u flotest -- install -m 600 /dev/null "$env_file"
+  printf 'AUTH_TOKEN=%s\n' "$env_token" >"$root$env_file"
+  unit_start || return 0
+  unit_expect_agents "$env_token" 200 "with AUTH_TOKEN of flotillad.env" || return 0
+  unit_expect_agents "$file_token" 401 "with the token file's token while AUTH_TOKEN is set" ||
+    return 0
+  log "unit: AUTH_TOKEN from flotillad.env overrides the token file (200 with it, 401 with the file's)"
+  unit_stop || return 0
+  unit_result="PASS"
+}
+# systemctl --user start flotillad, then wait for GET /api/health on $uport; sets upid. Returns 1
+# with unit_result set when it fails.
+unit_start() {
   if ! "${ctl[@]}" systemctl --user start flotillad; then
     "${ctl[@]}" systemctl --user status --no-pager flotillad || true
     unit_result="FAIL: systemctl --user start flotillad failed"
-    return 0
+    return 1
   fi
-  local upid="" uport="$port" # the port the plain run just used and freed
+  upid=""
   for _ in $(seq 1 100); do
     upid="$("${ctl[@]}" systemctl --user show -p MainPID --value flotillad)"
     [ -n "$upid" ] && [ "$upid" != 0 ] && curl -fsS -o /dev/null "http://127.0.0.1:$uport/api/health" \
@@ -273,20 +354,29 @@ unit_phase() {
     log "unit: flotillad environment: $(tr '\0' ' ' <"/proc/$upid/environ" 2>/dev/null | sed 's/AUTH_TOKEN=[^ ]*/AUTH_TOKEN=.../')"
     log "unit: its sockets: $(ss -Hltnp 2>/dev/null | grep "pid=$upid," || echo none)"
     unit_result="FAIL: GET /api/health under the unit"
-    return 0
+    return 1
   fi
   log "unit: flotillad pid $upid on port $uport, GET /api/health -> $h"
   grep -q '"authRequired":true' <<<"$h" ||
-    { unit_result="FAIL: the unit did not pass AUTH_TOKEN from flotillad.env"; return 0; }
-  # Inside the sandbox: the file system is read-only but for the home, /tmp is private.
-  log "unit: NoNewPrivs=$(awk '/NoNewPrivs/ {print $2}' "/proc/$upid/status") Seccomp=$(awk '/^Seccomp:/ {print $2}' "/proc/$upid/status")"
+    { unit_result="FAIL: flotillad runs without a token under the unit"; return 1; }
+}
+unit_expect_agents() { # token expected-status what
+  local code
+  code="$(agents_status "$uport" "$1")"
+  [ "$code" = "$2" ] ||
+    { unit_result="FAIL: under the unit, GET /api/agents $3 -> $code, expected $2"; return 1; }
+}
+unit_stop() {
   "${ctl[@]}" systemctl --user stop flotillad
   local result
   result="$("${ctl[@]}" systemctl --user show -p Result -p ExecMainStatus flotillad | tr '\n' ' ')"
   log "unit: stopped: $result"
-  case "$result" in *"Result=success"*) unit_result="PASS" ;;
-    *) unit_result="FAIL: stop result $result" ;; esac
+  case "$result" in *"Result=success"*) ;;
+    *) unit_result="FAIL: stop result $result"; return 1 ;; esac
 }
+ctl=()
+upid=""
+uport=""
 unit_result="SKIP: FLOTILLA_TEST_UNIT=0"
 manager_pid=""
 if [ "${FLOTILLA_TEST_UNIT:-auto}" != 0 ]; then unit_phase; fi

@@ -1,8 +1,10 @@
 // The monitor's dialogs and window parts that need no service: the connect dialog (saved
 // services, tokens in the credential store, the no-keyring warning), the keyring store's
-// fallback, the permission dialog, the shortcuts list, and the window layout kept in QSettings.
-// Runs under Xvfb like tst_monitor_ui; everything it writes lives in a temp HOME.
+// fallback, the local token file kept out of the dialog, the permission dialog, the shortcuts list,
+// and the window layout kept in QSettings. Runs under Xvfb like tst_monitor_ui; everything it
+// writes lives in a temp HOME.
 
+#include "core/LocalToken.h"
 #include "core/MonitorSession.h"
 #include "support/HermeticGui.h"
 #include "ui/AgentsView.h"
@@ -74,6 +76,32 @@ private Q_SLOTS:
             ->setText(QStringLiteral("ftp://x"));
         again.accept();
         QCOMPARE(again.result(), int(QDialog::Rejected));
+    }
+
+    void connectDialogLeavesTheLocalFileTokenOut() {
+        // The session connects with the local service's token file, but the dialog offers (and
+        // so may save) only what the user gave: a saved copy would outlive a regenerated file.
+        const QString configDir = m_tmp.path() + QStringLiteral("/local-token-config");
+        QVERIFY(QDir().mkpath(configDir + QStringLiteral("/flotilla")));
+        QFile file(localTokenPath(configDir));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("token-from-the-file\n");
+        file.close();
+        QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+
+        MonitorSession session(configDir);
+        ui::FileCredentialStore store(m_tmp.path() + QStringLiteral("/file-token-tokens.json"));
+        ui::MainWindow window(session, store);
+        window.connectTo({QUrl(QStringLiteral("http://127.0.0.1:5997")), {}});
+        QCOMPARE(session.client().endpoint().token, QByteArray("token-from-the-file"));
+        window.showConnectDialog();
+        auto *dialog = window.findChild<ui::ConnectDialog *>();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->findChild<QLineEdit *>(QStringLiteral("serviceUrl"))->text(),
+                 QStringLiteral("http://127.0.0.1:5997"));
+        QCOMPARE(dialog->findChild<QLineEdit *>(QStringLiteral("serviceToken"))->text(), QString());
+        dialog->reject();
+        session.close();
     }
 
     void permissionDialogAnswers() {

@@ -1,6 +1,7 @@
 #include "core/MonitorSession.h"
 
 #include "core/HistoryConvert.h"
+#include "core/LocalToken.h"
 #include "core/MonitorLog.h"
 #include "protocol/BossNames.h"
 #include "protocol/ExecNames.h"
@@ -34,8 +35,9 @@ QJsonArray toArray(const QStringList &ids) {
 }
 } // namespace
 
-MonitorSession::MonitorSession(QObject *parent)
+MonitorSession::MonitorSession(QString configDir, QObject *parent)
     : QObject(parent)
+    , m_configDir(std::move(configDir))
     , m_tasks(this)
     , m_notifications(QString(k::Id), 500, this)
     , m_permissions(QString(k::Id), 1000, this)
@@ -47,7 +49,9 @@ MonitorSession::MonitorSession(QObject *parent)
 MonitorSession::~MonitorSession() = default;
 
 void MonitorSession::open(const client::Endpoint &endpoint) {
-    m_client.setEndpoint(endpoint);
+    m_requested = endpoint;
+    m_client.setEndpoint(
+        {endpoint.baseUrl, resolveServiceToken(endpoint.baseUrl, endpoint.token, m_configDir)});
     m_client.connectToService();
 }
 

@@ -19,11 +19,18 @@ class MonitorSession final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(MonitorSession)
 public:
-    explicit MonitorSession(QObject *parent = nullptr);
+    // `configDir` (QStandardPaths::GenericConfigLocation in the app) is where a local
+    // flotillad's token file is looked up (LocalToken.h); empty: never looked up.
+    explicit MonitorSession(QString configDir = {}, QObject *parent = nullptr);
     ~MonitorSession() override;
 
     client::ServiceClient &client() { return m_client; }
-    void open(const client::Endpoint &endpoint); // connect (and keep reconnecting)
+    // Connects (and keeps reconnecting). `endpoint.token` is the token the user gave; when it is
+    // empty and the service is local, the token of the local token file is used instead.
+    void open(const client::Endpoint &endpoint);
+    // The endpoint as given to open(), without a token taken from the local token file, so the
+    // window never shows or saves that one (it stays the service's, and may be regenerated).
+    client::Endpoint requestedEndpoint() const { return m_requested; }
     void close();
 
     AgentsModel &agents() { return m_agents; }
@@ -106,6 +113,8 @@ private:
     void call(const QString &what, const QByteArray &verb, const QString &path,
               const QJsonObject &body, Done done);
 
+    QString m_configDir;
+    client::Endpoint m_requested;
     client::ServiceClient m_client;
     AgentsModel m_agents;
     TasksModel m_tasks;

@@ -130,8 +130,14 @@ void MainWindow::buildMenus() {
         QStringLiteral("actionConnect"), [this] { showConnectDialog(); });
     add(file, tr("&Reconnect"), QKeySequence(Qt::Key_F5), QStringLiteral("actionReconnect"),
         [this] {
-            m_session.client().disconnectFromService();
-            m_session.client().connectToService();
+            // Opened again rather than resumed: that rereads the local token file, which the
+            // service may have regenerated since (the old token then ends in AuthFailed).
+            const client::Endpoint requested = m_session.requestedEndpoint();
+            m_session.close();
+            if (requested.baseUrl.isValid())
+                m_session.open(requested);
+            else
+                m_session.client().connectToService();
         });
     add(file, tr("&Disconnect"), QKeySequence(), QStringLiteral("actionDisconnect"),
         [this] { m_session.close(); });
@@ -198,7 +204,9 @@ void MainWindow::connectTo(const client::Endpoint &endpoint) {
 void MainWindow::showConnectDialog() {
     auto *dialog = new ConnectDialog(m_credentials, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    const client::Endpoint current = m_session.client().endpoint();
+    // What the user asked for: a token found in the local token file is not prefilled, so it
+    // is never saved to the credential store (where it would outlive a regenerated file).
+    const client::Endpoint current = m_session.requestedEndpoint();
     if (current.baseUrl.isValid())
         dialog->preset(current.baseUrl, current.token);
     connect(dialog, &QDialog::accepted, this, [this, dialog] { connectTo(dialog->endpoint()); });

@@ -11,6 +11,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QStandardPaths>
 #include <QTimer>
 #include <memory>
 
@@ -33,7 +34,8 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption urlOption(
         QStringLiteral("url"),
         QStringLiteral("Service to connect to, e.g. http://127.0.0.1:5174. The token is taken "
-                       "from FLOTILLA_TOKEN, else from the saved service."),
+                       "from FLOTILLA_TOKEN, else from the saved service, else (local service "
+                       "only) from ~/.config/flotilla/token."),
         QStringLiteral("url"));
     const QCommandLineOption noKeyringOption(
         QStringLiteral("no-keyring"),
@@ -48,7 +50,9 @@ int main(int argc, char *argv[]) {
     else
         credentials = std::make_unique<ui::KeychainCredentialStore>();
 
-    MonitorSession session;
+    // A local flotillad's token file (flotillad --token-file) is looked up under the user's
+    // config dir when no token is given.
+    MonitorSession session(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation));
     ui::MainWindow window(session, *credentials);
     window.show();
 

