@@ -116,6 +116,21 @@ void TestCli::refusals_data() {
     QTest::newRow("tiny-body-limit")
         << QStringList{QStringLiteral("--max-body-bytes"), QStringLiteral("10")}
         << QStringLiteral("--max-body-bytes");
+    // Allow lists take exact names: a wildcard or a URL in the wrong place would open everything
+    // or nothing, silently.
+    auto allow = [](const char *row, const char *option, const char *value) {
+        QTest::newRow(row) << QStringList{QLatin1String(option), QLatin1String(value)}
+                           << QString(QLatin1String(value));
+    };
+    allow("origin-wildcard", "--allow-origin", "*");
+    allow("origin-without-scheme", "--allow-origin", "app.example");
+    allow("origin-with-path", "--allow-origin", "https://app.example/ui");
+    allow("origin-file-scheme", "--allow-origin", "file://x");
+    allow("host-with-port", "--allow-host", "flotilla.lan:8080");
+    allow("host-wildcard", "--allow-host", "*.example");
+    allow("host-url", "--allow-host", "http://flotilla.lan");
+    QTest::newRow("token-file-empty")
+        << QStringList{QStringLiteral("--token-file"), QString()} << QStringLiteral("--token-file");
 }
 
 void TestCli::refusals() {

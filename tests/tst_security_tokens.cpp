@@ -330,6 +330,71 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!rig.agent(me).value(k::IsProcessRunning).toBool(), 10000);
         QCOMPARE(agent.get(url(self)).status, 401);
     }
+
+    // Agents run as the user and could read the service's token file, config or data directly;
+    // the permission hook denies tool uses that name them, even in auto mode (a tripwire for a
+    // prompt-injected model; docs/security.md says what it does not catch).
+    void toolUsesNamingServiceSecretsAreDenied() {
+        QString tokenFile, configDir;
+        AgentRig rig([&](ServerConfig &cfg) {
+            cfg.authToken = kServiceToken;
+            const QString home = cfg.agentEnvironment.value(QStringLiteral("HOME"));
+            configDir = home + QStringLiteral("/.config/flotilla");
+            cfg.configDir = configDir;
+            tokenFile = cfg.dataDir + QStringLiteral("/../token");
+            cfg.tokenFile = tokenFile;
+        });
+        QVERIFY(rig.start());
+        QVERIFY(QDir().mkpath(configDir));
+        QVERIFY(writeFile(configDir + QStringLiteral("/flotillad.env"),
+                          "AUTH_TOKEN=" + kServiceToken + '\n', 0600));
+        QVERIFY(writeFile(tokenFile, kServiceToken + '\n', 0600));
+        const HttpResponse created =
+            rig.post(QStringLiteral("/api/agents"),
+                     {{QStringLiteral("name"), QStringLiteral("curious")},
+                      {k::Cwd, rig.cwd},
+                      {QStringLiteral("permissionMode"), QStringLiteral("auto")}});
+        QCOMPARE(created.status, 201);
+        const QString id = created.object().value(k::Id).toString();
+        // A stored secret, so that the data directory's secrets file exists to be read.
+        QCOMPARE(rig.http
+                     .send("PUT", rig.svc->url(QStringLiteral("/api/secrets/DEPLOY_KEY")),
+                           R"({"value":"hunter2-secret"})")
+                     .status,
+                 201);
+        QVERIFY(QFile::exists(rig.svc->config().dataDir + QStringLiteral("/secrets.json")));
+
+        const QString dir = rig.cwd + QStringLiteral("/");
+        auto bash = [&](const QString &command) {
+            return rig.mock.queueToolUse(QStringLiteral("Bash"),
+                                         {{QStringLiteral("command"), command}});
+        };
+        const QStringList denied{
+            bash(QStringLiteral("cat '%1' > %2leak-token").arg(QDir::cleanPath(tokenFile), dir)),
+            bash(QStringLiteral("cat $HOME/.config/flotilla/flotillad.env > %1leak-env").arg(dir)),
+            bash(QStringLiteral("cat ~/.config/flotilla/flotillad.env > %1leak-env2").arg(dir)),
+            rig.mock.queueToolUse(
+                QStringLiteral("Read"),
+                {{QStringLiteral("file_path"),
+                  QString(rig.svc->config().dataDir + QStringLiteral("/secrets.json"))}}),
+        };
+        const QString allowed = bash(QStringLiteral("echo ok > %1fine").arg(dir));
+        rig.mock.queueText(QStringLiteral("done"));
+        QCOMPARE(rig.send(QStringLiteral("look around"), id).status, 200);
+        QVERIFY(rig.waitTurns(1, 60000, id));
+
+        QVERIFY(QFile::exists(dir + QStringLiteral("fine")));
+        for (const char *leak : {"leak-token", "leak-env", "leak-env2"})
+            QVERIFY2(!QFile::exists(dir + QLatin1String(leak)), leak);
+        for (int i = 1; i <= denied.size(); ++i) {
+            const QString result = rig.mock.toolResultTextOf(i, denied[i - 1]);
+            QVERIFY2(result.contains(QStringLiteral("Flotilla denies")), qPrintable(result));
+            QVERIFY(!result.contains(QString::fromLatin1(kServiceToken)));
+            QVERIFY(!result.contains(QStringLiteral("hunter2-secret")));
+        }
+        QVERIFY(!rig.mock.toolResultTextOf(denied.size() + 1, allowed)
+                     .contains(QStringLiteral("Flotilla denies")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSecurityTokens)

@@ -175,6 +175,8 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
         cfg.claudeHome =
             env.value(QStringLiteral("HOME"), QDir::homePath()) + QStringLiteral("/.claude");
     cfg.agentEnvironment = env;
+    cfg.configDir = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
+                    QStringLiteral("/flotilla");
     return out;
 }
 

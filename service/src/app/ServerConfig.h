@@ -27,6 +27,7 @@ struct ServerConfig {
     QString dataDir;
     QByteArray authToken; // AUTH_TOKEN; wins over tokenFile
     QString tokenFile;    // --token-file: read, or created with a fresh token, at start
+    QString configDir;    // ~/.config/flotilla (flotillad.env, the packaged token): agents keep out
     bool insecure = false;
     HttpServerConfig http;
     HubConfig hub;

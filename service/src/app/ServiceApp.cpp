@@ -185,8 +185,14 @@ std::optional<StartFailure> ServiceApp::start() {
     m_execController = std::make_unique<ExecController>(deps);
     m_organizationController = std::make_unique<OrganizationController>(deps);
     m_bossController = std::make_unique<BossController>(deps);
+    // The service's own credentials and state are off limits to agents' tool uses.
+    const QString home = m_config.agentEnvironment.value(QStringLiteral("HOME"), QDir::homePath());
+    QStringList guarded{m_config.dataDir, m_config.tokenFile};
+    if (!m_config.configDir.isEmpty())
+        guarded << m_config.configDir;
     m_permissionController = std::make_unique<PermissionController>(
-        *m_http, *m_agents, *m_runtime, *m_hub, m_config.permissionTimeoutMs);
+        *m_http, *m_agents, *m_runtime, *m_hub, m_config.permissionTimeoutMs,
+        ProtectedPaths(guarded, home));
 
     auto port = m_http->listen(m_config.host, m_config.port);
     if (!port)

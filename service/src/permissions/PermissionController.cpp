@@ -43,6 +43,14 @@ Reply preToolUseAllow(const QString &reason) {
                                  {QStringLiteral("permissionDecisionReason"), reason}}}});
 }
 
+Reply preToolUseDeny(const QString &reason) {
+    return Reply::json(
+        QJsonObject{{QStringLiteral("hookSpecificOutput"),
+                     QJsonObject{{QStringLiteral("hookEventName"), hk::PreToolUse},
+                                 {QStringLiteral("permissionDecision"), QStringLiteral("deny")},
+                                 {QStringLiteral("permissionDecisionReason"), reason}}}});
+}
+
 Reply permissionRequestDecision(bool granted, const QString &reason) {
     QJsonObject decision{
         {QStringLiteral("behavior"), granted ? QStringLiteral("allow") : QStringLiteral("deny")}};
@@ -57,11 +65,12 @@ Reply permissionRequestDecision(bool granted, const QString &reason) {
 
 PermissionController::PermissionController(HttpServer &http, AgentRegistry &agents,
                                            AgentRuntime &runtime, EventHub &hub, int timeoutMs,
-                                           QObject *parent)
+                                           ProtectedPaths protectedPaths, QObject *parent)
     : QObject(parent)
     , m_agents(agents)
     , m_hub(hub)
-    , m_timeoutMs(timeoutMs) {
+    , m_timeoutMs(timeoutMs)
+    , m_protected(std::move(protectedPaths)) {
     // POST /api/agents/:id/permission-check (hook stdin) -> 200 hook stdout JSON | 400 | 404
     http.routeAsync(
         Method::Post, QStringLiteral("/api/agents/:id/permission-check"),
@@ -99,6 +108,17 @@ void PermissionController::check(const ApiRequest &request, const ReplyCallback 
     }
     const QString event = body->value(hk::EventName).toString();
     const bool autoMode = agent->permissionMode == mode::Auto;
+    const QString named = m_protected.namedIn(body->value(hk::ToolInput));
+    if (!named.isEmpty()) {
+        qCWarning(lcAgents).noquote()
+            << "denied a tool use of agent" << agentId << "that names" << named;
+        const QString why = QStringLiteral("Flotilla denies tool uses that name its own "
+                                           "credentials or state (%1).")
+                                .arg(named);
+        reply(event == hk::PreToolUse ? preToolUseDeny(why)
+                                      : permissionRequestDecision(false, why));
+        return;
+    }
     if (event == hk::PreToolUse) {
         if (autoMode) {
             reply(preToolUseAllow(QStringLiteral("permissionMode auto")));

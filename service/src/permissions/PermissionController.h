@@ -8,8 +8,11 @@
 //    becomes a `permission_request` to every WebSocket client (replayed to late ones), the agent
 //    is `waiting_permission` until a `permission_response` answers it, the agent is stopped
 //    (deny) or 5 minutes pass (deny). `permission_resolved` follows each decision.
+//  - any mode: a tool use naming the service's own credentials or state (ProtectedPaths) is
+//    denied at PreToolUse, before the CLI's rules or the user are asked.
 
 #include "http/ApiTypes.h"
+#include "permissions/ProtectedPaths.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -34,7 +37,7 @@ public:
 
     PermissionController(HttpServer &http, AgentRegistry &agents, AgentRuntime &runtime,
                          EventHub &hub, int timeoutMs = kDefaultTimeoutMs,
-                         QObject *parent = nullptr);
+                         ProtectedPaths protectedPaths = {}, QObject *parent = nullptr);
     ~PermissionController() override; // denies whatever is still pending
 
     int pendingCount() const { return int(m_pending.size()); }
@@ -59,6 +62,7 @@ private:
     AgentRegistry &m_agents;
     EventHub &m_hub;
     int m_timeoutMs;
+    ProtectedPaths m_protected;
     QList<Pending> m_pending;             // in arrival order
     QHash<QString, QString> m_toolUseIds; // agentId + tool + input -> tool_use_id (PreToolUse)
 };
