@@ -26,6 +26,7 @@
 
 #include "http/HttpServer.h"
 #include "http/RequestPolicy.h"
+#include "protocol/WireNames.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

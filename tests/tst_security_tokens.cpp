@@ -242,6 +242,10 @@ private Q_SLOTS:
         const HttpResponse patched =
             agent.patch(url(self), {{k::TrackingStatus, QStringLiteral("working")}});
         QCOMPARE(patched.status, 200);
+        const HttpResponse raise =
+            agent.patch(url(self), {{QStringLiteral("permissionMode"), QStringLiteral("auto")}});
+        QCOMPARE(raise.status, 422);
+        QCOMPARE(raise.object().value(k::Code).toString(), QString(c::UnknownField));
         QCOMPARE(agent
                      .post(url(QStringLiteral("/api/notify")),
                            {{k::AgentId, me},

@@ -2,6 +2,7 @@
 
 #include "app/Logging.h"
 #include "http/ApiTypes.h"
+#include "http/HeaderText.h"
 #include "protocol/WireNames.h"
 
 #include <QTcpSocket>
@@ -245,14 +246,6 @@ struct HeaderView {
     QByteArrayView name;
     QByteArrayView value;
 };
-
-QByteArrayView trimmedView(QByteArrayView v) {
-    while (!v.isEmpty() && (v.front() == ' ' || v.front() == '\t'))
-        v = v.sliced(1);
-    while (!v.isEmpty() && (v.back() == ' ' || v.back() == '\t'))
-        v.chop(1);
-    return v;
-}
 
 bool isTokenView(QByteArrayView s) {
     if (s.isEmpty())

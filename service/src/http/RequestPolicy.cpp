@@ -1,5 +1,6 @@
 #include "http/RequestPolicy.h"
 
+#include "http/HeaderText.h"
 #include "protocol/WireNames.h"
 
 #include <QNetworkInterface>
@@ -19,18 +20,6 @@ QByteArray normalizedOrigin(QByteArrayView origin) {
     while (o.endsWith('/'))
         o.chop(1);
     return o;
-}
-
-bool equalsIgnoringCase(QByteArrayView a, QByteArrayView b) {
-    return a.size() == b.size() && qstrnicmp(a.data(), a.size(), b.data(), b.size()) == 0;
-}
-
-QByteArrayView trimmed(QByteArrayView v) {
-    while (!v.isEmpty() && (v.front() == ' ' || v.front() == '\t'))
-        v = v.sliced(1);
-    while (!v.isEmpty() && (v.back() == ' ' || v.back() == '\t'))
-        v.chop(1);
-    return v;
 }
 
 Rejection forbidden(QLatin1String code, const QString &message) {
@@ -139,7 +128,7 @@ bool RequestPolicy::isAcceptedHostName(const QByteArray &lowerHost) const {
 bool RequestPolicy::hostAllowed(QByteArrayView hostHeader) const {
     QByteArray host;
     int port = -1;
-    return splitAuthority(trimmed(hostHeader), &host, &port) && isAcceptedHostName(host);
+    return splitAuthority(trimmedView(hostHeader), &host, &port) && isAcceptedHostName(host);
 }
 
 bool RequestPolicy::isListedOrigin(QByteArrayView origin) const {
@@ -147,7 +136,7 @@ bool RequestPolicy::isListedOrigin(QByteArrayView origin) const {
 }
 
 bool RequestPolicy::originAllowed(QByteArrayView origin, QByteArrayView hostHeader) const {
-    origin = trimmed(origin);
+    origin = trimmedView(origin);
     if (isListedOrigin(origin))
         return true;
     // Our own origin: http, a host we accept, and our port (or, behind a port forward, exactly
@@ -162,7 +151,7 @@ bool RequestPolicy::originAllowed(QByteArrayView origin, QByteArrayView hostHead
         return false;
     if ((port < 0 ? 80 : port) == m_port)
         return true;
-    return !hostHeader.isEmpty() && equalsIgnoringCase(authority, trimmed(hostHeader));
+    return !hostHeader.isEmpty() && equalsIgnoringCase(authority, trimmedView(hostHeader));
 }
 
 std::optional<Rejection> RequestPolicy::checkSource(const PolicyFields &f) const {
@@ -182,7 +171,7 @@ std::optional<Rejection> RequestPolicy::checkSource(const PolicyFields &f) const
                 QStringLiteral("origin '%1' not allowed; start flotillad with "
                                "--allow-origin ORIGIN to accept it")
                     .arg(QString::fromUtf8(f.origin.first(qMin<qsizetype>(f.origin.size(), 200)))));
-    } else if (equalsIgnoringCase(trimmed(f.secFetchSite), "cross-site")) {
+    } else if (equalsIgnoringCase(trimmedView(f.secFetchSite), "cross-site")) {
         return forbidden(c::ForbiddenOrigin,
                          QStringLiteral("cross-site request without an allowed Origin"));
     }
@@ -196,7 +185,7 @@ std::optional<Rejection> RequestPolicy::checkBody(const PolicyFields &f) const {
     const qsizetype semi = type.indexOf(';');
     if (semi >= 0)
         type = type.first(semi);
-    if (equalsIgnoringCase(trimmed(type), "application/json"))
+    if (equalsIgnoringCase(trimmedView(type), "application/json"))
         return std::nullopt;
     return Rejection{415,
                      c::UnsupportedMediaType,

@@ -34,20 +34,12 @@ QString toolKey(const QString &agentId, const QJsonObject &hookInput) {
                                  .toJson(QJsonDocument::Compact));
 }
 
-// The hook's stdout, as the CLI reads it (verified with 2.1.329).
-Reply preToolUseAllow(const QString &reason) {
+// The hook's stdout, as the CLI reads it (verified with 2.1.329). `decision`: allow or deny.
+Reply preToolUseDecision(const QString &decision, const QString &reason) {
     return Reply::json(
         QJsonObject{{QStringLiteral("hookSpecificOutput"),
                      QJsonObject{{QStringLiteral("hookEventName"), hk::PreToolUse},
-                                 {QStringLiteral("permissionDecision"), QStringLiteral("allow")},
-                                 {QStringLiteral("permissionDecisionReason"), reason}}}});
-}
-
-Reply preToolUseDeny(const QString &reason) {
-    return Reply::json(
-        QJsonObject{{QStringLiteral("hookSpecificOutput"),
-                     QJsonObject{{QStringLiteral("hookEventName"), hk::PreToolUse},
-                                 {QStringLiteral("permissionDecision"), QStringLiteral("deny")},
+                                 {QStringLiteral("permissionDecision"), decision},
                                  {QStringLiteral("permissionDecisionReason"), reason}}}});
 }
 
@@ -115,13 +107,14 @@ void PermissionController::check(const ApiRequest &request, const ReplyCallback 
         const QString why = QStringLiteral("Flotilla denies tool uses that name its own "
                                            "credentials or state (%1).")
                                 .arg(named);
-        reply(event == hk::PreToolUse ? preToolUseDeny(why)
+        reply(event == hk::PreToolUse ? preToolUseDecision(QStringLiteral("deny"), why)
                                       : permissionRequestDecision(false, why));
         return;
     }
     if (event == hk::PreToolUse) {
         if (autoMode) {
-            reply(preToolUseAllow(QStringLiteral("permissionMode auto")));
+            reply(
+                preToolUseDecision(QStringLiteral("allow"), QStringLiteral("permissionMode auto")));
             return;
         }
         // No decision: the CLI's own rules run; if it would ask, PermissionRequest follows.
