@@ -47,7 +47,7 @@ QString ProtectedPaths::namedIn(const QJsonValue &toolInput) const {
         return namedInText(toolInput.toString());
     if (toolInput.isArray()) {
         for (const QJsonValue &v : toolInput.toArray()) {
-            const QString hit = namedIn(v);
+            QString hit = namedIn(v);
             if (!hit.isEmpty())
                 return hit;
         }
@@ -55,7 +55,7 @@ QString ProtectedPaths::namedIn(const QJsonValue &toolInput) const {
     if (toolInput.isObject()) {
         const QJsonObject o = toolInput.toObject();
         for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
-            const QString hit = namedIn(it.value());
+            QString hit = namedIn(it.value());
             if (!hit.isEmpty())
                 return hit;
         }
