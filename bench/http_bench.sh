@@ -58,7 +58,7 @@ pid=$(pgrep -P $tpid)
 sleep 1
 idle_rss=$(ps -o rss= -p $pid | tr -d ' ')
 for i in $(seq 1 100); do
-  curl -sf -o /dev/null -X POST -H "X-Auth-Token: $token" "$base/api/agents" \
+  curl -sf -o /dev/null -X POST -H "X-Auth-Token: $token" -H "Content-Type: application/json" "$base/api/agents" \
     -d "{\"name\":\"agent-$i\",\"cwd\":\"$work\",\"class\":\"builder\"}"
 done
 agent=$(curl -s -H "X-Auth-Token: $token" "$base/api/agents/simple" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
@@ -103,6 +103,10 @@ run() { # name, wrk args...
   done
 }
 run status -H "X-Auth-Token: $token" "$base/api/agents/status"
+# The same request as a page served by flotillad itself would send it: Origin and Sec-Fetch-Site
+# go through the Host/Origin checks (docs/security.md), the path a browser client pays for.
+run status_browser -H "X-Auth-Token: $token" -H "Origin: http://127.0.0.1:$port" \
+  -H "Sec-Fetch-Site: same-origin" "$base/api/agents/status"
 run health "$base/api/health"
 run agent_by_id -H "X-Auth-Token: $token" "$base/api/agents/$agent"
 run unauthorized "$base/api/agents/status"

@@ -18,7 +18,7 @@ rss() { awk '/^VmRSS:/ {print $2}' /proc/$pid/status; }
 idle=$(rss)
 for i in $(seq 1 "$agents"); do
   printf '{"name":"scale-%d","cwd":"%s","class":"builder"}\n' "$i" "$work"
-done | while read -r body; do curl -sf -o /dev/null -X POST "$base/api/agents" -d "$body"; done
+done | while read -r body; do curl -sf -o /dev/null -X POST -H "Content-Type: application/json" "$base/api/agents" -d "$body"; done
 with_agents=$(rss)
 per=$(( (clients + 1) / 2 ))
 for p in 1 2; do
@@ -39,7 +39,7 @@ done
 # A change with 200 clients connected: one PATCH fans out agent_updated to all of them.
 first=$(curl -s "$base/api/agents/simple" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 t0=$(date +%s%N)
-curl -sf -o /dev/null -X PATCH "$base/api/agents/$first" -d '{"taskLabel":"x"}'
+curl -sf -o /dev/null -X PATCH -H "Content-Type: application/json" "$base/api/agents/$first" -d '{"taskLabel":"x"}'
 patch_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 peak=$(awk '/^VmHWM:/ {print $2}' /proc/$pid/status)
 stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
