@@ -77,7 +77,7 @@ void RequestPolicy::bind(const QHostAddress &address, quint16 port) {
         addHost(a);
 }
 
-bool RequestPolicy::splitAuthority(QByteArrayView authority, QByteArray *host, int *port) {
+bool RequestPolicy::splitAuthority(QByteArrayView authority, QByteArrayView *host, int *port) {
     QByteArrayView h = authority;
     QByteArrayView rest;
     if (authority.startsWith('[')) {
@@ -117,16 +117,21 @@ bool RequestPolicy::splitAuthority(QByteArrayView authority, QByteArray *host, i
         if (!ok)
             return false;
     }
-    *host = lowered(h);
+    *host = h;
     return true;
 }
 
-bool RequestPolicy::isAcceptedHostName(const QByteArray &lowerHost) const {
-    return m_hosts.contains(lowerHost);
+bool RequestPolicy::isAcceptedHostName(QByteArrayView host) const {
+    // A handful of names: a linear, allocation-free scan is the cheapest per request.
+    for (const QByteArray &accepted : m_hosts) {
+        if (equalsIgnoringCase(host, accepted))
+            return true;
+    }
+    return false;
 }
 
 bool RequestPolicy::hostAllowed(QByteArrayView hostHeader) const {
-    QByteArray host;
+    QByteArrayView host;
     int port = -1;
     return splitAuthority(trimmedView(hostHeader), &host, &port) && isAcceptedHostName(host);
 }
@@ -145,7 +150,7 @@ bool RequestPolicy::originAllowed(QByteArrayView origin, QByteArrayView hostHead
     if (origin.size() <= scheme.size() || !equalsIgnoringCase(origin.first(scheme.size()), scheme))
         return false;
     const QByteArrayView authority = origin.sliced(scheme.size());
-    QByteArray host;
+    QByteArrayView host;
     int port = -1;
     if (!splitAuthority(authority, &host, &port) || !isAcceptedHostName(host))
         return false;

@@ -54,12 +54,12 @@ public:
     // Listed with --allow-origin: a cross-origin caller the user trusts, answered with CORS grants.
     bool isListedOrigin(QByteArrayView origin) const;
 
-    // "host[:port]" -> lower-cased host ("[::1]" keeps its brackets) and port (-1: none).
-    // False when it is not of that shape.
-    static bool splitAuthority(QByteArrayView authority, QByteArray *host, int *port);
+    // "host[:port]" -> host, a view into `authority` ("[::1]" keeps its brackets), and port (-1:
+    // none). False when it is not of that shape.
+    static bool splitAuthority(QByteArrayView authority, QByteArrayView *host, int *port);
 
 private:
-    bool isAcceptedHostName(const QByteArray &lowerHost) const;
+    bool isAcceptedHostName(QByteArrayView host) const; // case-insensitive
     void addHost(const QHostAddress &address);
 
     QList<QByteArray> m_hosts;   // lower-cased; IPv6 literals in brackets
