@@ -35,3 +35,4 @@ else
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 "$(dirname "$0")/install-claude.sh"
+"$(dirname "$0")/install-codex.sh"
