@@ -5,13 +5,13 @@
 
 #include "FuzzSupport.h"
 
-#include "agents/ClaudeEvents.h"
+#include "agents/claude/ClaudeEvents.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
 
-using flotilla::ClaudeEvent;
-using Kind = ClaudeEvent::Kind;
+using flotilla::AgentEvent;
+using Kind = AgentEvent::Kind;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // fromRawData: ASan sees a read past the input as a heap overflow (libFuzzer's buffer is
@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const QByteArray line =
         QByteArray::fromRawData(reinterpret_cast<const char *>(data), qsizetype(size));
     bool malformed = true;
-    const QList<ClaudeEvent> events = flotilla::parseClaudeLine(line, &malformed);
+    const QList<AgentEvent> events = flotilla::parseClaudeLine(line, &malformed);
 
     QJsonParseError err{};
     const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
@@ -32,9 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const QString type =
         isObject ? doc.object().value(QLatin1String("type")).toString() : QString();
     int results = 0;
-    for (const ClaudeEvent &e : events) {
+    for (const AgentEvent &e : events) {
         switch (e.kind) {
-        case Kind::Init:
+        case Kind::SessionStarted:
         case Kind::ApiRetry:
         case Kind::Compacting:
             FUZZ_CHECK(type == QLatin1String("system"), "system event from another line type");
@@ -50,14 +50,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case Kind::ToolResult:
             FUZZ_CHECK(type == QLatin1String("user"), "tool result from another type");
             break;
-        case Kind::Result:
+        case Kind::TurnEnded:
             FUZZ_CHECK(type == QLatin1String("result"), "result from another type");
             ++results;
             break;
         }
-        FUZZ_CHECK(e.usage.contextTokens() >= 0 || e.usage.inputTokens < 0 ||
-                       e.usage.cacheReadTokens < 0 || e.usage.cacheCreationTokens < 0,
-                   "context tokens overflowed");
+        FUZZ_CHECK(e.usage.contextTokens >= 0 && e.usage.inputTokens >= 0 &&
+                       e.usage.outputTokens >= 0,
+                   "negative or overflowed token counts");
     }
     FUZZ_CHECK(results <= 1, "more than one result event for one line");
     if (type != QLatin1String("assistant") && type != QLatin1String("user"))
@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                    text,
                "user message does not round-trip");
     bool messageMalformed = true;
-    const QList<ClaudeEvent> echo = flotilla::parseClaudeLine(message, &messageMalformed);
+    const QList<AgentEvent> echo = flotilla::parseClaudeLine(message, &messageMalformed);
     FUZZ_CHECK(!messageMalformed && echo.isEmpty(), "our own user line parses as events");
     return 0;
 }

@@ -1,11 +1,11 @@
 // flotillad: parse options, build the service, run the event loop. Everything else lives in
 // flotilla_core (app/ServiceApp.cpp is the composition root).
 
-#include "app/ChildProcess.h"
-#include "app/Logging.h"
 #include "app/ServerConfig.h"
 #include "app/ServiceApp.h"
 #include "app/UnixSignals.h"
+#include "base/ChildProcess.h"
+#include "base/Logging.h"
 
 #include <QCoreApplication>
 #include <QTimer>

@@ -1,11 +1,12 @@
 #include "agents/AgentRuntime.h"
 
-#include "app/Logging.h"
+#include "agents/AgentProcess.h"
+#include "agents/Provider.h"
+#include "agents/RuntimeUpdate.h"
+#include "base/Logging.h"
 #include "domain/AgentRegistry.h"
-#include "domain/AgentValidation.h"
 #include "domain/SystemPromptStore.h"
 #include "domain/ToolHistory.h"
-#include "history/SessionFiles.h"
 #include "protocol/WireNames.h"
 #include "security/AgentTokens.h"
 
@@ -17,9 +18,8 @@
 
 namespace flotilla {
 
-namespace st = wire::status;
 namespace c = wire::code;
-using Kind = ClaudeEvent::Kind;
+using Kind = AgentEvent::Kind;
 
 namespace {
 qint64 nowMs() {
@@ -38,10 +38,17 @@ QString describeExit(int exitCode, int signal) {
                         .arg(QLatin1String(abbrev))
                   : QStringLiteral("was killed by signal %1").arg(signal);
 }
+
+QString noRuntimeFor(const QString &provider) {
+    return QStringLiteral("provider '%1' has no runtime in this flotillad yet; "
+                          "change the agent's model to a claude one")
+        .arg(provider);
+}
 } // namespace
 
 struct AgentRuntime::Session {
-    ClaudeProcess *process = nullptr;
+    AgentProcess *process = nullptr;
+    QString cliName; // the running process's provider, as messages name it ("Claude Code")
     QStringList queue;
     bool turnActive = false;
     bool respawnBeforeNextTurn = false; // prompt or model changed while the process ran
@@ -55,12 +62,17 @@ struct AgentRuntime::Session {
     QList<qint64> crashRestarts;       // times of automatic restarts after a crash
     bool crashed = false;
     QByteArray token; // the running process's own credential (AgentTokens), revoked at its end
+    // The running process's unanswered permission requests: the runtime's key -> the process's
+    // own request id (a CLI's ids restart with each process; the keys never repeat).
+    QHash<QString, QString> openPermissions;
 };
 
-AgentRuntime::AgentRuntime(RuntimeConfig config, AgentRegistry &agents, SystemPromptStore &prompt,
-                           ToolHistory &tools, AgentTokens &tokens, QObject *parent)
+AgentRuntime::AgentRuntime(RuntimeConfig config, const ProviderRegistry &providers,
+                           AgentRegistry &agents, SystemPromptStore &prompt, ToolHistory &tools,
+                           AgentTokens &tokens, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
+    , m_providers(providers)
     , m_agents(agents)
     , m_prompt(prompt)
     , m_tools(tools)
@@ -90,47 +102,30 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
     const Agent *agent = m_agents.find(agentId);
     if (!agent)
         return Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(agentId));
-    if (!QFileInfo(agent->cwd).isDir()) {
-        const QString why =
-            QStringLiteral("working directory %1 no longer exists; recreate it or delete the agent")
-                .arg(agent->cwd);
-        m_agents.updateRuntime(agentId, [&](Agent &a) {
-            a.status = st::Error;
-            a.lastError = why;
-        });
-        return Error::invalid(c::InvalidValue, why);
-    }
-    if (agent->provider != QLatin1String("claude")) {
-        // Only the Claude Code runtime exists so far; never run a codex agent with the wrong CLI.
-        const QString why = QStringLiteral("provider '%1' has no runtime in this flotillad yet; "
-                                           "change the agent's model to a claude one")
-                                .arg(agent->provider);
-        m_agents.updateRuntime(agentId, [&](Agent &a) {
-            a.status = st::Error;
-            a.lastError = why;
-        });
-        return Error{ErrorKind::Unavailable, c::ProviderUnavailable, why};
-    }
-    const QFileInfo bin(m_config.claudeBin);
-    if (m_config.claudeBin.isEmpty() || !bin.isExecutable()) {
-        const QString why =
-            m_config.claudeBin.isEmpty()
-                ? QStringLiteral("Claude Code CLI not found: install it (npm install -g "
-                                 "@anthropic-ai/claude-code) or start flotillad with --claude-bin")
-                : QStringLiteral("Claude Code CLI %1 is not an executable file")
-                      .arg(m_config.claudeBin);
-        m_agents.updateRuntime(agentId, [&](Agent &a) {
-            a.status = st::Error;
-            a.lastError = why;
-        });
-        return Error{ErrorKind::Unavailable, c::CliUnavailable, why};
-    }
+    if (!QFileInfo(agent->cwd).isDir())
+        return refuse(agentId, Error::invalid(c::InvalidValue,
+                                              QStringLiteral("working directory %1 no longer "
+                                                             "exists; recreate it or delete the "
+                                                             "agent")
+                                                  .arg(agent->cwd)));
+    // Never run an agent with another provider's CLI: no provider, no process.
+    const Provider *provider = m_providers.find(agent->provider);
+    if (!provider)
+        return refuse(agentId, Error{ErrorKind::Unavailable, c::ProviderUnavailable,
+                                     noRuntimeFor(agent->provider)});
+    if (const QString why = provider->unavailableReason(); !why.isEmpty())
+        return refuse(agentId, Error{ErrorKind::Unavailable, c::CliUnavailable, why});
     Session &s = session(agentId);
     s.queue.append(text);
     if (s.turnActive || s.exiting)
         return int(s.queue.size());
     startNextTurn(agentId);
     return 0;
+}
+
+Error AgentRuntime::refuse(const QString &agentId, Error error) {
+    apply(agentId, RuntimeUpdate().refused(error.message));
+    return error;
 }
 
 void AgentRuntime::startNextTurn(const QString &agentId) {
@@ -143,45 +138,53 @@ void AgentRuntime::startNextTurn(const QString &agentId) {
         s.process->stop();
         return;
     }
-    if (!s.process && !spawn(agentId, s))
+    // Starting a process and starting the turn are one change of the agent.
+    RuntimeUpdate update;
+    if (!s.process && !spawn(agentId, s, update))
         return;
     const QString text = s.queue.takeFirst();
     s.turnActive = true;
     s.toolNames.clear();
-    s.process->send(claudeUserMessage(text));
-    m_agents.updateRuntime(agentId, [&](Agent &a) {
-        a.status = st::Working;
-        a.currentTask = text.left(200);
-        a.currentTool.clear();
-        a.lastError.clear();
-        a.lastActivity = nowMs();
-    });
+    s.process->sendUserMessage(text);
+    apply(agentId, update.turnStarted(text, nowMs()));
+    if (update.sessionId)
+        m_agents.flush(); // the forgotten session is forgotten for a restart too
 }
 
-bool AgentRuntime::spawn(const QString &agentId, Session &s) {
+bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &update) {
     const Agent *agent = m_agents.find(agentId);
     if (!agent)
         return false;
+    // The provider may have changed (changeModel) since the message was accepted.
+    const Provider *provider = m_providers.find(agent->provider);
+    if (!provider) {
+        failTurn(agentId, noRuntimeFor(agent->provider));
+        s.queue.clear();
+        return false;
+    }
     if (s.crashed) {
         const qint64 now = nowMs();
         while (!s.crashRestarts.isEmpty() && now - s.crashRestarts.constFirst() > kRestartWindowMs)
             s.crashRestarts.removeFirst();
         if (s.crashRestarts.size() >= m_config.maxRestartsPerMinute) {
-            failTurn(
-                agentId,
-                QStringLiteral(
-                    "Claude Code crashed %1 time(s) in the last minute; not restarting it now. "
-                    "Try again in a minute.")
-                    .arg(s.crashRestarts.size()));
+            failTurn(agentId,
+                     QStringLiteral("%1 crashed %2 time(s) in the last minute; not "
+                                    "restarting it now. Try again in a minute.")
+                         .arg(provider->displayName(), QString::number(s.crashRestarts.size())));
             s.queue.clear();
             return false;
         }
         s.crashRestarts.append(now);
         s.crashed = false;
     }
-    if (!sessionOnDisk(*agent)) {
-        // The CLI was killed before it wrote the session (or someone removed the file): --resume
-        // would fail the turn with "No conversation found". Start afresh and say so.
+    LaunchRequest request;
+    request.cwd = agent->cwd;
+    request.resumeId = agent->sessionId;
+    request.model = agent->model;
+    request.systemPrompt = m_prompt.prompt();
+    if (!provider->canResume(agent->cwd, agent->sessionId)) {
+        // The CLI was killed before it wrote the session (or someone removed it): resuming
+        // would fail the turn ("No conversation found"). Start afresh and say so.
         qCWarning(lcAgents).noquote() << "agent" << agentId << "session" << agent->sessionId
                                       << "not found on disk; starting a new session";
         OutputChunk note;
@@ -190,56 +193,90 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s) {
                                    "message starts a new one.)\n")
                         .arg(agent->sessionId);
         emitChunk(agentId, note);
-        m_agents.updateRuntime(agentId, [](Agent &a) { a.sessionId.clear(); });
-        m_agents.flush();
-        agent = m_agents.find(agentId);
+        request.resumeId.clear();
+        update.sessionId = QString();
     }
-    ClaudeLaunch launch;
-    launch.program = m_config.claudeBin;
-    launch.cwd = agent->cwd;
-    launch.resumeSessionId = agent->sessionId;
-    launch.model = agent->model;
-    launch.appendSystemPrompt = m_prompt.prompt();
-    launch.environment = m_config.environment;
-    launch.environment.insert(QStringLiteral("FLOTILLA_AGENT_ID"),
-                              agentId); // for report-task and hooks
+    request.environment = m_config.environment;
+    request.environment.insert(QStringLiteral("FLOTILLA_AGENT_ID"),
+                               agentId); // for report-task and hooks
     // Its own credential, new for this process: it can act only as this agent (AgentTokens.h).
     m_tokens.revoke(s.token);
     s.token = m_tokens.issue(agentId);
-    launch.environment.insert(QStringLiteral("FLOTILLA_TOKEN"), QString::fromLatin1(s.token));
-    launch.permissionHooks = m_config.permissionHooks;
-    s.promptInUse = launch.appendSystemPrompt;
-    s.modelInUse = launch.model;
+    request.environment.insert(QStringLiteral("FLOTILLA_TOKEN"), QString::fromLatin1(s.token));
+    const AgentLaunch launch = provider->launch(request);
+    s.promptInUse = request.systemPrompt;
+    s.modelInUse = request.model;
     s.respawnBeforeNextTurn = false;
-    s.process = new ClaudeProcess(this);
-    connect(s.process, &ClaudeProcess::claudeEvent, this,
-            [this, agentId](const ClaudeEvent &e) { onEvent(agentId, e); });
-    connect(s.process, &ClaudeProcess::finished, this,
-            [this, agentId](int code, int signal, bool requested) {
-                onFinished(agentId, code, signal, requested);
-            });
-    connect(s.process, &ClaudeProcess::failedToStart, this, [this, agentId](const QString &why) {
-        failTurn(agentId,
-                 QStringLiteral("cannot start Claude Code (%1): %2").arg(m_config.claudeBin, why));
-    });
+    s.cliName = provider->displayName();
+    s.process = provider->createProcess(this);
+    connectProcess(agentId, s, launch.program);
     s.process->start(launch);
-    m_agents.updateRuntime(agentId, [](Agent &a) { a.isProcessRunning = true; });
+    update.processStarted();
     return true;
 }
 
-void AgentRuntime::onEvent(const QString &agentId, const ClaudeEvent &e) {
-    Session &s = session(agentId);
-    const bool topLevel = e.parentToolUseId.isEmpty();
+void AgentRuntime::connectProcess(const QString &agentId, Session &s, const QString &program) {
+    connect(s.process, &AgentProcess::agentEvent, this,
+            [this, agentId](const AgentEvent &e) { onEvent(agentId, e); });
+    connect(s.process, &AgentProcess::finished, this,
+            [this, agentId](int code, int signal, bool requested) {
+                onFinished(agentId, code, signal, requested);
+            });
+    connect(s.process, &AgentProcess::failedToStart, this,
+            [this, agentId, cli = s.cliName, program](const QString &why) {
+                failTurn(agentId,
+                         QStringLiteral("cannot start %1 (%2): %3").arg(cli, program, why));
+            });
+    // Remembered per process: an answer must not reach a later process that reuses the id.
+    connect(
+        s.process, &AgentProcess::permissionRequested, this,
+        [this, agentId](const QString &requestId, const QString &tool, const QJsonObject &input) {
+            const QString key = QString::number(++m_permissionSerial);
+            session(agentId).openPermissions.insert(key, requestId);
+            Q_EMIT permissionRequested(agentId, key, tool, input);
+        });
+}
+
+void AgentRuntime::onEvent(const QString &agentId, const AgentEvent &e) {
+    // Output first, in the order the CLI produced it; then the agent's state, in one update.
+    emitEventOutput(agentId, session(agentId), e);
+    // Looked up after the output went out: its receivers may have changed the registry.
+    const Agent *agent = m_agents.find(agentId);
+    if (!agent)
+        return;
+    const RuntimeUpdate update =
+        RuntimeUpdate::forEvent(*agent, e, m_config.defaultContextLimit, nowMs());
+    const qint64 contextUsed = update.contextUsed.value_or(agent->contextUsed);
+    const qint64 contextLimit = update.contextLimit.value_or(agent->contextLimit);
+    apply(agentId, update);
     switch (e.kind) {
-    case Kind::Init:
-        if (!e.sessionId.isEmpty() && m_agents.find(agentId) &&
-            m_agents.find(agentId)->sessionId != e.sessionId) {
-            m_agents.updateRuntime(agentId, [&](Agent &a) { a.sessionId = e.sessionId; });
+    case Kind::SessionStarted:
+        if (update.sessionId)
             m_agents.flush(); // a restart must be able to resume: write the session id now
-        }
+        break;
+    case Kind::Usage:
+        Q_EMIT contextUpdated(agentId, contextUsed, contextLimit);
+        break;
+    case Kind::TurnEnded:
+        if (e.usage.contextWindow > 0)
+            Q_EMIT contextUpdated(agentId, contextUsed, contextLimit);
+        Q_EMIT turnFinished(agentId, e.text, e.isError);
+        startNextTurn(agentId); // the next queued message is a turn (and an update) of its own
         break;
     case Kind::TextDelta:
-        if (topLevel)
+    case Kind::ToolUse:
+    case Kind::ToolResult:
+    case Kind::ApiRetry:
+    case Kind::Compacting:
+        break;
+    }
+}
+
+// What clients see of an event besides the agent's state: output chunks, tool history, notices.
+void AgentRuntime::emitEventOutput(const QString &agentId, Session &s, const AgentEvent &e) {
+    switch (e.kind) {
+    case Kind::TextDelta:
+        if (e.isTopLevel())
             appendText(agentId, e.text);
         break;
     case Kind::ToolUse: {
@@ -254,8 +291,6 @@ void AgentRuntime::onEvent(const QString &agentId, const ClaudeEvent &e) {
         if (Status err =
                 m_tools.record(agentId, a ? a->name : QString(), e.toolName, e.toolInput, nowMs()))
             qCWarning(lcAgents).noquote() << "tool history not saved:" << err->message;
-        if (topLevel)
-            m_agents.updateRuntime(agentId, [&](Agent &ag) { ag.currentTool = e.toolName; });
         break;
     }
     case Kind::ToolResult: {
@@ -265,22 +300,9 @@ void AgentRuntime::onEvent(const QString &agentId, const ClaudeEvent &e) {
         chunk.toolOutput = e.toolOutput.left(m_config.maxToolOutputInEvent);
         chunk.hasToolOutput = true;
         emitChunk(agentId, chunk);
-        if (topLevel)
-            m_agents.updateRuntime(agentId, [](Agent &ag) { ag.currentTool.clear(); });
         break;
     }
-    case Kind::Usage: {
-        qint64 limit = 0;
-        m_agents.updateRuntime(agentId, [&](Agent &a) {
-            a.contextUsed = e.usage.contextTokens();
-            if (a.contextLimit <= 0)
-                a.contextLimit = m_config.defaultContextLimit;
-            limit = a.contextLimit;
-        });
-        Q_EMIT contextUpdated(agentId, e.usage.contextTokens(), limit);
-        break;
-    }
-    case Kind::Result: {
+    case Kind::TurnEnded: {
         flushText(agentId);
         s.turnActive = false;
         OutputChunk last;
@@ -288,24 +310,6 @@ void AgentRuntime::onEvent(const QString &agentId, const ClaudeEvent &e) {
         if (e.isError)
             last.text = QStringLiteral("Error: ") + e.text;
         emitChunk(agentId, last);
-        qint64 used = 0, limit = 0;
-        m_agents.updateRuntime(agentId, [&](Agent &a) {
-            a.status = e.isError ? QString(st::Error) : QString(st::Idle);
-            a.lastError = e.isError ? e.text : QString();
-            a.currentTask.clear();
-            a.currentTool.clear();
-            a.tokensUsed += e.usage.inputTokens + e.usage.outputTokens;
-            a.taskCount += 1;
-            a.lastActivity = nowMs();
-            if (e.contextWindow > 0)
-                a.contextLimit = e.contextWindow;
-            used = a.contextUsed;
-            limit = a.contextLimit;
-        });
-        if (e.contextWindow > 0)
-            Q_EMIT contextUpdated(agentId, used, limit);
-        Q_EMIT turnFinished(agentId, e.text, e.isError);
-        startNextTurn(agentId);
         break;
     }
     case Kind::ApiRetry:
@@ -317,6 +321,9 @@ void AgentRuntime::onEvent(const QString &agentId, const ClaudeEvent &e) {
             s.compacting = e.active;
             Q_EMIT compactingChanged(agentId, e.active);
         }
+        break;
+    case Kind::SessionStarted:
+    case Kind::Usage:
         break;
     }
 }
@@ -333,12 +340,10 @@ void AgentRuntime::onFinished(const QString &agentId, int exitCode, int signal, 
         s.process->deleteLater(); // never delete a sender inside its own signal
         s.process = nullptr;
     }
+    s.openPermissions.clear();
     m_tokens.revoke(s.token);
     s.token.clear();
-    m_agents.updateRuntime(agentId, [](Agent &a) {
-        a.isProcessRunning = false;
-        a.currentTool.clear();
-    });
+    apply(agentId, RuntimeUpdate().processEnded());
     if (s.compacting) {
         s.compacting = false;
         Q_EMIT compactingChanged(agentId, false);
@@ -350,12 +355,12 @@ void AgentRuntime::onFinished(const QString &agentId, int exitCode, int signal, 
         startNextTurn(agentId);
         return;
     }
-    // Not asked for: a crash, or the CLI gave up. The next message restarts it with --resume.
+    // Not asked for: a crash, or the CLI gave up. The next message restarts it, resuming.
     s.crashed = true;
     if (s.turnActive)
-        failTurn(agentId, QStringLiteral("Claude Code %1 during the turn%2")
-                              .arg(describeExit(exitCode, signal))
-                              .arg(stderrTail.isEmpty()
+        failTurn(agentId, QStringLiteral("%1 %2 during the turn%3")
+                              .arg(s.cliName, describeExit(exitCode, signal),
+                                   stderrTail.isEmpty()
                                        ? QString()
                                        : QStringLiteral(": ") + stderrTail.right(500).trimmed()));
     if (!s.queue.isEmpty())
@@ -371,12 +376,12 @@ void AgentRuntime::failTurn(const QString &agentId, const QString &why) {
     last.isStreaming = false;
     last.text = QStringLiteral("Error: ") + why;
     emitChunk(agentId, last);
-    m_agents.updateRuntime(agentId, [&](Agent &a) {
-        a.status = st::Error;
-        a.lastError = why;
-        a.currentTask.clear();
-        a.currentTool.clear();
-    });
+    apply(agentId, RuntimeUpdate().turnFailed(why));
+}
+
+void AgentRuntime::apply(const QString &agentId, const RuntimeUpdate &update) {
+    if (!update.isEmpty())
+        m_agents.updateRuntime(agentId, [&update](Agent &a) { update.applyTo(a); });
 }
 
 void AgentRuntime::appendText(const QString &agentId, const QString &text) {
@@ -403,14 +408,6 @@ void AgentRuntime::flushText(const QString &agentId) {
     emitChunk(agentId, chunk);
 }
 
-bool AgentRuntime::sessionOnDisk(const Agent &agent) const {
-    if (agent.sessionId.isEmpty() || m_config.claudeHome.isEmpty())
-        return true; // nothing to resume, or nowhere to look: let the CLI decide
-    return history::findSession(history::projectDirsFor(m_config.claudeHome, agent.cwd),
-                                agent.sessionId)
-        .has_value();
-}
-
 void AgentRuntime::emitChunk(const QString &agentId, OutputChunk chunk) {
     chunk.agentId = agentId;
     chunk.timestamp = nowMs();
@@ -435,11 +432,7 @@ Status AgentRuntime::stop(const QString &agentId) {
         s.process->stop();
     }
     Q_EMIT stopped(agentId);
-    m_agents.updateRuntime(agentId, [](Agent &a) {
-        a.status = st::Stopped;
-        a.currentTask.clear();
-        a.currentTool.clear();
-    });
+    apply(agentId, RuntimeUpdate().stopped());
     return std::nullopt;
 }
 
@@ -450,13 +443,7 @@ Status AgentRuntime::clearContext(const QString &agentId) {
     const bool wasWorking = s.turnActive;
     if (Status e = stop(agentId))
         return e;
-    m_agents.updateRuntime(agentId, [&](Agent &a) {
-        a.sessionId.clear(); // the next message starts a new conversation
-        a.contextUsed = 0;
-        a.status = st::Idle;
-        if (wasWorking)
-            a.lastError.clear();
-    });
+    apply(agentId, RuntimeUpdate().contextCleared(wasWorking));
     return m_agents.flush();
 }
 
@@ -474,6 +461,17 @@ Status AgentRuntime::changeModel(const QString &agentId, const QString &provider
     return m_agents.flush();
 }
 
+void AgentRuntime::answerPermission(const QString &agentId, const QString &requestId, bool granted,
+                                    const QString &reason) {
+    const auto it = m_sessions.constFind(agentId);
+    if (it == m_sessions.constEnd() || !(*it)->process)
+        return;
+    Session &s = **it;
+    if (!s.openPermissions.contains(requestId))
+        return; // the process that asked is gone: its request went with it
+    s.process->answerPermission(s.openPermissions.take(requestId), granted, reason);
+}
+
 void AgentRuntime::onPromptChanged(const QString &prompt) {
     for (const auto &s : std::as_const(m_sessions)) {
         if (s->process && s->promptInUse != prompt)
@@ -484,6 +482,7 @@ void AgentRuntime::onPromptChanged(const QString &prompt) {
 void AgentRuntime::endProcess(Session &s) {
     m_tokens.revoke(s.token);
     s.token.clear();
+    s.openPermissions.clear();
     if (!s.process)
         return;
     s.process->disconnect(this);

@@ -1,16 +1,19 @@
 #pragma once
-// Runs each agent's Claude Code CLI and turns its stream into agent state and output events.
+// Runs each agent's CLI and turns its events into agent state and output events, whatever the
+// provider: the CLI-specific parts (command line, protocol, session files) are a Provider's
+// (agents/Provider.h), found by the agent's `provider` field.
 //
-// One ClaudeProcess per agent, spawned on the first message (with --resume when the agent has a
-// session), kept alive between turns. Messages are written one turn at a time: a message that
+// One AgentProcess per agent, spawned on the first message (resuming the agent's session when it
+// has one), kept alive between turns. Messages are written one turn at a time: a message that
 // arrives mid-turn waits in the agent's queue, so turn boundaries (and the moments to apply a new
-// system prompt or model) are always known.
+// system prompt or model) are always known. Each event of the process is one update of the
+// agent's state (RuntimeUpdate.h).
 
-#include "agents/ClaudeProcess.h"
 #include "domain/Error.h"
 #include "protocol/OutputChunk.h"
 
 #include <QHash>
+#include <QJsonObject>
 #include <QObject>
 #include <QProcessEnvironment>
 
@@ -20,14 +23,15 @@
 namespace flotilla {
 
 struct Agent;
+struct AgentEvent;
+struct RuntimeUpdate;
 class AgentRegistry;
+class AgentTokens;
+class ProviderRegistry;
 class SystemPromptStore;
 class ToolHistory;
-class AgentTokens;
 
 struct RuntimeConfig {
-    QString claudeBin;
-    QString claudeHome; // where the CLI keeps sessions: a resume needs the file to be there
     QProcessEnvironment environment;
     int maxRestartsPerMinute = 3;
     qint64 defaultContextLimit = 200'000;
@@ -37,15 +41,15 @@ struct RuntimeConfig {
     int coalesceMs = 50;
     qsizetype coalesceMaxBytes = 64 * 1024;
     qsizetype maxToolOutputInEvent = 64 * 1024;
-    bool permissionHooks = true; // agents ask the service through hooks (issue 4)
 };
 
 class AgentRuntime final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentRuntime)
 public:
-    AgentRuntime(RuntimeConfig config, AgentRegistry &agents, SystemPromptStore &prompt,
-                 ToolHistory &tools, AgentTokens &tokens, QObject *parent = nullptr);
+    AgentRuntime(RuntimeConfig config, const ProviderRegistry &providers, AgentRegistry &agents,
+                 SystemPromptStore &prompt, ToolHistory &tools, AgentTokens &tokens,
+                 QObject *parent = nullptr);
     ~AgentRuntime() override;
 
     // Starts a turn or queues the message. Returns its place in the queue (0: started now).
@@ -53,6 +57,10 @@ public:
     Status stop(const QString &agentId);
     Status clearContext(const QString &agentId);
     Status changeModel(const QString &agentId, const QString &provider, const QString &model);
+    // The answer to a permissionRequested(`requestId`): it goes to the process that asked, if
+    // that one still runs (a later process of the agent never gets an earlier one's answer).
+    void answerPermission(const QString &agentId, const QString &requestId, bool granted,
+                          const QString &reason);
     // Ends every agent process (service shutdown).
     void shutdown();
     // Adds a variable to the environment of agent processes started from now on (the service's
@@ -74,29 +82,39 @@ Q_SIGNALS:
     void turnFinished(const QString &agentId, const QString &finalText, bool isError);
     // stop() was called (pending permission requests of the agent are denied).
     void stopped(const QString &agentId);
+    // An agent's process asks through its own protocol whether it may use a tool (Codex's
+    // approvals; Claude asks through its HTTP hooks instead). `requestId` is the runtime's own,
+    // unique in this service; answered by answerPermission().
+    void permissionRequested(const QString &agentId, const QString &requestId,
+                             const QString &toolName, const QJsonObject &toolInput);
 
 private:
     struct Session;
 
     Session &session(const QString &agentId);
+    Error refuse(const QString &agentId, Error error);
     void startNextTurn(const QString &agentId);
-    bool spawn(const QString &agentId, Session &s);
-    void onEvent(const QString &agentId, const ClaudeEvent &e);
+    bool spawn(const QString &agentId, Session &s, RuntimeUpdate &update);
+    void connectProcess(const QString &agentId, Session &s, const QString &program);
+    void onEvent(const QString &agentId, const AgentEvent &e);
+    void emitEventOutput(const QString &agentId, Session &s, const AgentEvent &e);
     void onFinished(const QString &agentId, int exitCode, int signal, bool requested);
     void failTurn(const QString &agentId, const QString &why);
     void endProcess(Session &s);
+    void apply(const QString &agentId, const RuntimeUpdate &update);
     void appendText(const QString &agentId, const QString &text);
     void flushText(const QString &agentId);
     void emitChunk(const QString &agentId, OutputChunk chunk);
-    bool sessionOnDisk(const Agent &agent) const;
     void onPromptChanged(const QString &prompt);
 
     RuntimeConfig m_config;
+    const ProviderRegistry &m_providers;
     AgentRegistry &m_agents;
     SystemPromptStore &m_prompt;
     ToolHistory &m_tools;
     AgentTokens &m_tokens;
     QHash<QString, std::shared_ptr<Session>> m_sessions;
+    quint64 m_permissionSerial = 0;
 };
 
 } // namespace flotilla

@@ -1,8 +1,10 @@
 #include "app/ServiceApp.h"
 
 #include "agents/AgentRuntime.h"
-#include "app/Logging.h"
+#include "agents/Provider.h"
+#include "agents/claude/ClaudeProvider.h"
 #include "app/TokenFile.h"
+#include "base/Logging.h"
 #include "controllers/AgentsController.h"
 #include "controllers/BossController.h"
 #include "controllers/ExecController.h"
@@ -53,6 +55,7 @@ ServiceApp::~ServiceApp() {
     m_hub.reset();
     m_http.reset();
     m_runtime.reset();
+    m_providers.reset();
     m_toolHistory.reset();
     m_prompt.reset();
     m_notifications.reset();
@@ -147,9 +150,12 @@ std::optional<StartFailure> ServiceApp::start() {
     connect(m_http.get(), &HttpServer::webSocketAccepted, m_hub.get(), &EventHub::addClient);
 
     m_toolHistory = std::make_unique<ToolHistory>(*m_db);
+    // The agent CLIs this service can run, by the agents' `provider` field. One without a
+    // provider here is refused (provider_unavailable).
+    m_providers = std::make_unique<ProviderRegistry>();
+    m_providers->add(std::make_unique<ClaudeProvider>(
+        ClaudeConfig{m_config.claudeBin, m_config.claudeHome, /*permissionHooks=*/true}));
     RuntimeConfig runtimeConfig;
-    runtimeConfig.claudeBin = m_config.claudeBin;
-    runtimeConfig.claudeHome = m_config.claudeHome;
     runtimeConfig.environment = m_config.agentEnvironment;
     // Agents never see the service's token, whatever environment flotillad was started with:
     // each process gets its own scoped one (security/AgentTokens.h).
@@ -161,8 +167,8 @@ std::optional<StartFailure> ServiceApp::start() {
     runtimeConfig.congested = [hub, threshold = m_config.coalesceAboveBacklogBytes] {
         return hub->largestHealthyBacklog() >= threshold;
     };
-    m_runtime = std::make_unique<AgentRuntime>(runtimeConfig, *m_agents, *m_prompt, *m_toolHistory,
-                                               *m_agentTokens);
+    m_runtime = std::make_unique<AgentRuntime>(runtimeConfig, *m_providers, *m_agents, *m_prompt,
+                                               *m_toolHistory, *m_agentTokens);
     wireRuntimeEvents();
 
     m_agentsController = std::make_unique<AgentsController>(*m_http, *m_agents);

@@ -22,6 +22,7 @@ class ExecController;
 class SecretStore;
 class OrganizationController;
 class AgentRuntime;
+class ProviderRegistry;
 class RuntimeController;
 class ToolHistory;
 class AgentsController;
@@ -60,6 +61,8 @@ public:
     HttpServer &http() { return *m_http; }
     SystemPromptStore &systemPrompt() { return *m_prompt; }
     AgentRuntime &runtime() { return *m_runtime; }
+    // The agent CLIs the runtime can run; tests register scripted ones here.
+    ProviderRegistry &providers() { return *m_providers; }
 
 private:
     std::optional<StartFailure> prepareDataDir();
@@ -77,6 +80,7 @@ private:
     std::unique_ptr<SystemPromptStore> m_prompt;
     std::unique_ptr<SecretStore> m_secrets;
     std::unique_ptr<ToolHistory> m_toolHistory;
+    std::unique_ptr<ProviderRegistry> m_providers;
     std::unique_ptr<AgentRuntime> m_runtime;
     std::unique_ptr<HttpServer> m_http;
     std::unique_ptr<EventHub> m_hub;

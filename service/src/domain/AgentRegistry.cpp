@@ -1,6 +1,6 @@
 #include "domain/AgentRegistry.h"
 
-#include "app/Logging.h"
+#include "base/Logging.h"
 #include "protocol/WireNames.h"
 #include "storage/Database.h"
 #include "storage/StartupReport.h"

@@ -1,6 +1,6 @@
 #include "domain/SystemPromptStore.h"
 
-#include "app/Logging.h"
+#include "base/Logging.h"
 #include "protocol/WireNames.h"
 #include "storage/FileSafety.h"
 #include "storage/StartupReport.h"

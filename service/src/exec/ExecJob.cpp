@@ -1,6 +1,6 @@
 #include "exec/ExecJob.h"
 
-#include "app/ChildProcess.h"
+#include "base/ChildProcess.h"
 
 #include <QProcess>
 

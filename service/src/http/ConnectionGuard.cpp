@@ -1,6 +1,6 @@
 #include "http/ConnectionGuard.h"
 
-#include "app/Logging.h"
+#include "base/Logging.h"
 #include "http/ApiTypes.h"
 #include "http/HeaderText.h"
 #include "protocol/WireNames.h"

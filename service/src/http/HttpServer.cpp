@@ -1,6 +1,6 @@
 #include "http/HttpServer.h"
 
-#include "app/Logging.h"
+#include "base/Logging.h"
 #include "protocol/WireNames.h"
 
 #include <QAbstractHttpServer>

@@ -1,7 +1,7 @@
 #include "permissions/PermissionController.h"
 
 #include "agents/AgentRuntime.h"
-#include "app/Logging.h"
+#include "base/Logging.h"
 #include "domain/AgentRegistry.h"
 #include "http/HttpServer.h"
 #include "protocol/Envelope.h"
@@ -60,6 +60,7 @@ PermissionController::PermissionController(HttpServer &http, AgentRegistry &agen
                                            ProtectedPaths protectedPaths, QObject *parent)
     : QObject(parent)
     , m_agents(agents)
+    , m_runtime(runtime)
     , m_hub(hub)
     , m_timeoutMs(timeoutMs)
     , m_protected(std::move(protectedPaths)) {
@@ -72,6 +73,8 @@ PermissionController::PermissionController(HttpServer &http, AgentRegistry &agen
                                             onResponse(client, p);
                                         }});
     hub.setConnectReplayProvider([this] { return replay(); });
+    connect(&runtime, &AgentRuntime::permissionRequested, this,
+            &PermissionController::onProcessRequest);
     connect(&runtime, &AgentRuntime::stopped, this, [this](const QString &agentId) {
         denyAllOf(agentId, QStringLiteral("the agent was stopped"));
     });
@@ -82,7 +85,7 @@ PermissionController::PermissionController(HttpServer &http, AgentRegistry &agen
 
 PermissionController::~PermissionController() {
     for (const Pending &p : std::as_const(m_pending))
-        p.reply(permissionRequestDecision(false, QStringLiteral("the service is shutting down")));
+        p.answer(false, QStringLiteral("the service is shutting down"));
     m_pending.clear();
 }
 
@@ -100,13 +103,8 @@ void PermissionController::check(const ApiRequest &request, const ReplyCallback 
     }
     const QString event = body->value(hk::EventName).toString();
     const bool autoMode = agent->permissionMode == mode::Auto;
-    const QString named = m_protected.namedIn(body->value(hk::ToolInput));
-    if (!named.isEmpty()) {
-        qCWarning(lcAgents).noquote()
-            << "denied a tool use of agent" << agentId << "that names" << named;
-        const QString why = QStringLiteral("Flotilla denies tool uses that name its own "
-                                           "credentials or state (%1).")
-                                .arg(named);
+    if (const QString why = protectedPathNamedIn(agentId, body->value(hk::ToolInput));
+        !why.isEmpty()) {
         reply(event == hk::PreToolUse ? preToolUseDecision(QStringLiteral("deny"), why)
                                       : permissionRequestDecision(false, why));
         return;
@@ -129,30 +127,64 @@ void PermissionController::check(const ApiRequest &request, const ReplyCallback 
             reply(permissionRequestDecision(true, {}));
             return;
         }
-        hold(agentId, *body, reply);
+        hold(agentId, body->value(hk::ToolName).toString(), body->value(hk::ToolInput),
+             m_toolUseIds.take(toolKey(agentId, *body)),
+             [reply](bool granted, const QString &reason) {
+                 reply(permissionRequestDecision(granted, reason));
+             });
         return;
     }
     reply(Error::invalid(c::InvalidValue,
                          QStringLiteral("unsupported hook_event_name '%1'").arg(event.left(60))));
 }
 
-void PermissionController::hold(const QString &agentId, const QJsonObject &hookInput,
-                                const ReplyCallback &reply) {
+// A CLI asking through its own process protocol (Codex's approval requests; Claude's hooks come
+// through check()): the decisions of a hook's PermissionRequest, answered through the runtime.
+void PermissionController::onProcessRequest(const QString &agentId, const QString &requestId,
+                                            const QString &toolName, const QJsonObject &toolInput) {
+    Answer answer = [this, agentId, requestId](bool granted, const QString &reason) {
+        m_runtime.answerPermission(agentId, requestId, granted, reason);
+    };
+    const Agent *agent = m_agents.find(agentId);
+    if (!agent)
+        return answer(false, QStringLiteral("the agent was deleted"));
+    if (const QString why = protectedPathNamedIn(agentId, toolInput); !why.isEmpty())
+        return answer(false, why);
+    if (agent->permissionMode == mode::Auto)
+        return answer(true, {});
+    hold(agentId, toolName, toolInput, QString(), std::move(answer));
+}
+
+// Non-empty (the reason, for the CLI) when a tool use names the service's own credentials or
+// state: denied in any mode, before anyone is asked.
+QString PermissionController::protectedPathNamedIn(const QString &agentId,
+                                                   const QJsonValue &toolInput) const {
+    const QString named = m_protected.namedIn(toolInput);
+    if (named.isEmpty())
+        return {};
+    qCWarning(lcAgents).noquote() << "denied a tool use of agent" << agentId << "that names"
+                                  << named;
+    return QStringLiteral("Flotilla denies tool uses that name its own credentials or state (%1).")
+        .arg(named);
+}
+
+void PermissionController::hold(const QString &agentId, const QString &toolName,
+                                const QJsonValue &toolInput, const QString &toolUseId,
+                                Answer answer) {
     const Agent *agent = m_agents.find(agentId);
     Pending p;
     p.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     p.agentId = agentId;
-    const QString toolUseId = m_toolUseIds.take(toolKey(agentId, hookInput));
     p.request = QJsonObject{
         {k::Id, p.id},
         {k::AgentId, agentId},
         {k::AgentName, agent ? agent->name : QString()},
-        {pk::Tool, hookInput.value(hk::ToolName).toString()},
-        {pk::ToolInput, hookInput.value(hk::ToolInput)},
+        {pk::Tool, toolName},
+        {pk::ToolInput, toolInput},
         {pk::ToolUseId, toolUseId.isEmpty() ? QJsonValue() : QJsonValue(toolUseId)},
         {k::Timestamp, QDateTime::currentMSecsSinceEpoch()},
     };
-    p.reply = reply;
+    p.answer = std::move(answer);
     p.timer = new QTimer(this);
     p.timer->setSingleShot(true);
     const QString id = p.id;
@@ -209,7 +241,7 @@ void PermissionController::resolve(const QString &id, bool granted, const QStrin
     p.timer->deleteLater();
     qCInfo(lcAgents).noquote() << "permission" << id << "for agent" << p.agentId
                                << (granted ? "granted" : "denied") << reason;
-    p.reply(permissionRequestDecision(granted, reason));
+    p.answer(granted, reason);
     const bool more = std::any_of(m_pending.cbegin(), m_pending.cend(),
                                   [&p](const Pending &o) { return o.agentId == p.agentId; });
     if (!more)

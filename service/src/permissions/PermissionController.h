@@ -10,6 +10,9 @@
 //    (deny) or 5 minutes pass (deny). `permission_resolved` follows each decision.
 //  - any mode: a tool use naming the service's own credentials or state (ProtectedPaths) is
 //    denied at PreToolUse, before the CLI's rules or the user are asked.
+// A CLI that asks through its own process protocol instead (AgentRuntime::permissionRequested,
+// Codex's approvals) goes through the same decisions and the same held request; the answer goes
+// back through AgentRuntime::answerPermission.
 
 #include "http/ApiTypes.h"
 #include "permissions/ProtectedPaths.h"
@@ -18,6 +21,8 @@
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
+
+#include <functional>
 
 class QTimer;
 class QWebSocket;
@@ -43,16 +48,22 @@ public:
     int pendingCount() const { return int(m_pending.size()); }
 
 private:
+    // How a decision reaches the asking CLI: the hook's HTTP reply, or the runtime.
+    using Answer = std::function<void(bool granted, const QString &reason)>;
     struct Pending {
         QString id;
         QString agentId;
         QJsonObject request; // the permission_request payload
-        ReplyCallback reply;
+        Answer answer;
         QTimer *timer = nullptr;
     };
 
     void check(const ApiRequest &request, const ReplyCallback &reply);
-    void hold(const QString &agentId, const QJsonObject &hookInput, const ReplyCallback &reply);
+    void onProcessRequest(const QString &agentId, const QString &requestId, const QString &toolName,
+                          const QJsonObject &toolInput);
+    QString protectedPathNamedIn(const QString &agentId, const QJsonValue &toolInput) const;
+    void hold(const QString &agentId, const QString &toolName, const QJsonValue &toolInput,
+              const QString &toolUseId, Answer answer);
     void onResponse(QWebSocket *client, const QJsonObject &payload);
     void resolve(const QString &id, bool granted, const QString &reason);
     void denyAllOf(const QString &agentId, const QString &reason);
@@ -60,6 +71,7 @@ private:
     QList<QByteArray> replay() const;
 
     AgentRegistry &m_agents;
+    AgentRuntime &m_runtime;
     EventHub &m_hub;
     int m_timeoutMs;
     ProtectedPaths m_protected;

@@ -1,6 +1,6 @@
 #include "storage/Database.h"
 
-#include "app/Logging.h"
+#include "base/Logging.h"
 #include "protocol/WireNames.h"
 #include "storage/FileSafety.h"
 #include "storage/StartupReport.h"

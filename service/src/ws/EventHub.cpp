@@ -1,6 +1,6 @@
 #include "ws/EventHub.h"
 
-#include "app/Logging.h"
+#include "base/Logging.h"
 #include "domain/AgentRegistry.h"
 #include "domain/NotificationService.h"
 #include "protocol/WireNames.h"

@@ -5,6 +5,9 @@
 // flotillad runs with umask 077 so its own files stay private, but agents and exec commands
 // create files in the user's projects: those must get the mask the user started flotillad with
 // (usually 022), not ours.
+//
+// In base/ because both agents/ and exec/ start children and main() sets the mask: a helper of
+// the lowest layer, not of the composition root.
 
 #include <sys/types.h>
 

@@ -1,6 +1,9 @@
 #pragma once
 // One logging category per module (STYLE.md #14). Enable with QT_LOGGING_RULES, e.g.
 // QT_LOGGING_RULES="flotilla.http.debug=true".
+//
+// In base/, under every other layer: storage, domain, http, ws and agents all log, and none of
+// them may include the composition root (app/) to do so.
 
 #include <QLoggingCategory>
 

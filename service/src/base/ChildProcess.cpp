@@ -1,4 +1,4 @@
-#include "app/ChildProcess.h"
+#include "base/ChildProcess.h"
 
 #include <atomic>
 #include <csignal>

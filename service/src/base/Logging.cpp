@@ -1,4 +1,4 @@
-#include "app/Logging.h"
+#include "base/Logging.h"
 
 Q_LOGGING_CATEGORY(lcApp, "flotilla.app", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcHttp, "flotilla.http", QtInfoMsg)

@@ -1,25 +1,41 @@
-#include "agents/ClaudeEvents.h"
+#include "agents/claude/ClaudeEvents.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QtNumeric>
+
+#include <limits>
 
 namespace flotilla {
 
 namespace {
 
-using Kind = ClaudeEvent::Kind;
+using Kind = AgentEvent::Kind;
 
 QString str(const QJsonObject &o, const char *key) {
     return o.value(QLatin1String(key)).toString();
 }
 
-ClaudeUsage usageOf(const QJsonObject &u) {
-    ClaudeUsage usage;
-    usage.inputTokens = u.value(QLatin1String("input_tokens")).toInteger();
-    usage.outputTokens = u.value(QLatin1String("output_tokens")).toInteger();
-    usage.cacheReadTokens = u.value(QLatin1String("cache_read_input_tokens")).toInteger();
-    usage.cacheCreationTokens = u.value(QLatin1String("cache_creation_input_tokens")).toInteger();
+// A count the CLI reported; nonsense (negative) counts as nothing.
+qint64 tokens(const QJsonObject &u, const char *key) {
+    return qMax<qint64>(0, u.value(QLatin1String(key)).toInteger());
+}
+
+// Sums that cannot overflow, whatever numbers a line carries.
+qint64 saturatingAdd(qint64 a, qint64 b) {
+    qint64 sum = 0;
+    return qAddOverflow(a, b, &sum) ? std::numeric_limits<qint64>::max() : sum;
+}
+
+TokenUsage usageOf(const QJsonObject &u) {
+    TokenUsage usage;
+    usage.inputTokens = tokens(u, "input_tokens");
+    usage.outputTokens = tokens(u, "output_tokens");
+    // The Messages API counts cached input apart from input_tokens; the window holds all three.
+    usage.contextTokens =
+        saturatingAdd(saturatingAdd(usage.inputTokens, tokens(u, "cache_read_input_tokens")),
+                      tokens(u, "cache_creation_input_tokens"));
     return usage;
 }
 
@@ -37,14 +53,14 @@ QString toolResultText(const QJsonValue &content) {
     return parts.join(QLatin1Char('\n'));
 }
 
-void parseStreamEvent(const QJsonObject &line, QList<ClaudeEvent> &out) {
+void parseStreamEvent(const QJsonObject &line, QList<AgentEvent> &out) {
     const QJsonObject ev = line.value(QLatin1String("event")).toObject();
     if (str(ev, "type") != QLatin1String("content_block_delta"))
         return;
     const QJsonObject delta = ev.value(QLatin1String("delta")).toObject();
     if (str(delta, "type") != QLatin1String("text_delta"))
         return;
-    ClaudeEvent e;
+    AgentEvent e;
     e.kind = Kind::TextDelta;
     e.text = str(delta, "text");
     e.parentToolUseId = str(line, "parent_tool_use_id");
@@ -52,7 +68,7 @@ void parseStreamEvent(const QJsonObject &line, QList<ClaudeEvent> &out) {
         out.append(e);
 }
 
-void parseAssistant(const QJsonObject &line, QList<ClaudeEvent> &out) {
+void parseAssistant(const QJsonObject &line, QList<AgentEvent> &out) {
     const QJsonObject message = line.value(QLatin1String("message")).toObject();
     const QString parent = str(line, "parent_tool_use_id");
     const QJsonArray content = message.value(QLatin1String("content")).toArray();
@@ -60,7 +76,7 @@ void parseAssistant(const QJsonObject &line, QList<ClaudeEvent> &out) {
         const QJsonObject block = b.toObject();
         if (str(block, "type") != QLatin1String("tool_use"))
             continue;
-        ClaudeEvent e;
+        AgentEvent e;
         e.kind = Kind::ToolUse;
         e.toolUseId = str(block, "id");
         e.toolName = str(block, "name");
@@ -69,7 +85,7 @@ void parseAssistant(const QJsonObject &line, QList<ClaudeEvent> &out) {
         out.append(e);
     }
     if (parent.isEmpty() && message.contains(QLatin1String("usage"))) {
-        ClaudeEvent e;
+        AgentEvent e;
         e.kind = Kind::Usage;
         e.usage = usageOf(message.value(QLatin1String("usage")).toObject());
         e.model = str(message, "model");
@@ -77,7 +93,7 @@ void parseAssistant(const QJsonObject &line, QList<ClaudeEvent> &out) {
     }
 }
 
-void parseUser(const QJsonObject &line, QList<ClaudeEvent> &out) {
+void parseUser(const QJsonObject &line, QList<AgentEvent> &out) {
     const QJsonValue content =
         line.value(QLatin1String("message")).toObject().value(QLatin1String("content"));
     if (!content.isArray())
@@ -87,7 +103,7 @@ void parseUser(const QJsonObject &line, QList<ClaudeEvent> &out) {
         const QJsonObject block = b.toObject();
         if (str(block, "type") != QLatin1String("tool_result"))
             continue;
-        ClaudeEvent e;
+        AgentEvent e;
         e.kind = Kind::ToolResult;
         e.toolUseId = str(block, "tool_use_id");
         e.toolOutput = toolResultText(block.value(QLatin1String("content")));
@@ -97,9 +113,9 @@ void parseUser(const QJsonObject &line, QList<ClaudeEvent> &out) {
     }
 }
 
-void parseResult(const QJsonObject &line, QList<ClaudeEvent> &out) {
-    ClaudeEvent e;
-    e.kind = Kind::Result;
+void parseResult(const QJsonObject &line, QList<AgentEvent> &out) {
+    AgentEvent e;
+    e.kind = Kind::TurnEnded;
     e.isError = line.value(QLatin1String("is_error")).toBool() ||
                 str(line, "subtype") != QLatin1String("success");
     e.text = str(line, "result");
@@ -119,17 +135,17 @@ void parseResult(const QJsonObject &line, QList<ClaudeEvent> &out) {
     e.usage = usageOf(line.value(QLatin1String("usage")).toObject());
     const QJsonObject models = line.value(QLatin1String("modelUsage")).toObject();
     for (auto it = models.constBegin(); it != models.constEnd(); ++it)
-        e.contextWindow =
-            qMax(e.contextWindow,
+        e.usage.contextWindow =
+            qMax(e.usage.contextWindow,
                  it.value().toObject().value(QLatin1String("contextWindow")).toInteger());
     out.append(e);
 }
 
-void parseSystem(const QJsonObject &line, QList<ClaudeEvent> &out) {
+void parseSystem(const QJsonObject &line, QList<AgentEvent> &out) {
     const QString subtype = str(line, "subtype");
-    ClaudeEvent e;
+    AgentEvent e;
     if (subtype == QLatin1String("init")) {
-        e.kind = Kind::Init;
+        e.kind = Kind::SessionStarted;
         e.sessionId = str(line, "session_id");
         e.model = str(line, "model");
     } else if (subtype == QLatin1String("api_retry")) {
@@ -151,8 +167,8 @@ void parseSystem(const QJsonObject &line, QList<ClaudeEvent> &out) {
 
 } // namespace
 
-QList<ClaudeEvent> parseClaudeLine(const QByteArray &line, bool *malformed) {
-    QList<ClaudeEvent> out;
+QList<AgentEvent> parseClaudeLine(const QByteArray &line, bool *malformed) {
+    QList<AgentEvent> out;
     if (malformed)
         *malformed = false;
     if (line.trimmed().isEmpty())

@@ -1,0 +1,64 @@
+#pragma once
+// One running agent CLI, as a job object (STYLE.md #5) the runtime drives without knowing which
+// CLI it is. Each provider implements it over its own protocol; the runtime only starts it,
+// hands it user messages one turn at a time, and reads typed AgentEvents back.
+
+#include "agents/AgentEvent.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QProcessEnvironment>
+#include <QStringList>
+
+namespace flotilla {
+
+// Everything needed to start one agent process; Provider::launch() fills it.
+struct AgentLaunch {
+    QString program;
+    QStringList arguments;
+    QString cwd;
+    QProcessEnvironment environment;
+    // Also in `arguments` for a CLI that takes them on its command line (Claude); a CLI driven
+    // through a protocol (Codex's thread/start) gets them from the process after it started.
+    QString resumeId; // empty: a new session
+    QString model;
+    QString systemPrompt;
+};
+
+class AgentProcess : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(AgentProcess)
+public:
+    using QObject::QObject;
+    ~AgentProcess() override = default; // implementations end their whole process group
+
+    virtual void start(const AgentLaunch &launch) = 0;
+    // Starts a turn with the user's message. The runtime sends one at a time: the next only
+    // after a TurnEnded event.
+    virtual void sendUserMessage(const QString &text) = 0;
+    // Ends the current turn. A CLI without an interrupt verb ends the whole process (Claude's
+    // stream-json mode), so finished() may follow.
+    virtual void interruptTurn() = 0;
+    // SIGTERM to the group, SIGKILL after `graceMs`. finished() follows.
+    virtual void stop(int graceMs = 2000) = 0;
+    virtual bool isRunning() const = 0;
+    virtual qint64 pid() const = 0;
+    virtual QString stderrTail() const = 0;
+    // The answer to a permissionRequested() of this process. Claude never asks this way.
+    virtual void answerPermission(const QString &requestId, bool granted,
+                                  const QString &reason) = 0;
+
+Q_SIGNALS:
+    // Not named `event`: that would hide QObject::event (-Woverloaded-virtual).
+    void agentEvent(const flotilla::AgentEvent &event);
+    // A normal exit has `signal` 0 and its exit code; a process killed by a signal has that
+    // signal's number (and exitCode -1). `requested` when stop() was called.
+    void finished(int exitCode, int signal, bool requested);
+    void failedToStart(const QString &why);
+    // The CLI asks, through its own protocol, whether it may use a tool (Codex's approval
+    // requests). Claude asks through its hooks over HTTP instead (permissions/), never here.
+    void permissionRequested(const QString &requestId, const QString &toolName,
+                             const QJsonObject &toolInput);
+};
+
+} // namespace flotilla
