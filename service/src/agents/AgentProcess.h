@@ -23,6 +23,10 @@ struct AgentLaunch {
     QString resumeId; // empty: a new session
     QString model;
     QString systemPrompt;
+    // For a CLI that takes them through its protocol (Codex's thread/start): when to ask before
+    // running a tool, and where its commands may write.
+    QString approvalPolicy;
+    QString sandbox;
 };
 
 class AgentProcess : public QObject {

@@ -182,6 +182,7 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     request.resumeId = agent->sessionId;
     request.model = agent->model;
     request.systemPrompt = m_prompt.prompt();
+    request.askPermission = agent->permissionMode != QLatin1String("auto");
     if (!provider->canResume(agent->cwd, agent->sessionId)) {
         // The CLI was killed before it wrote the session (or someone removed it): resuming
         // would fail the turn ("No conversation found"). Start afresh and say so.

@@ -20,6 +20,9 @@ struct LaunchRequest {
     QString resumeId; // the agent's stored session, empty for a new one
     QString model;
     QString systemPrompt; // the global prompt, appended to the CLI's own
+    // permissionMode "ask": a CLI that asks through its own protocol (Codex) is told to ask;
+    // Claude asks through its hooks whatever this says (the service answers them).
+    bool askPermission = true;
     // The service's environment for agents, with FLOTILLA_URL, FLOTILLA_AGENT_ID and this
     // process's own FLOTILLA_TOKEN.
     QProcessEnvironment environment;

@@ -17,7 +17,8 @@ const char kDescription[] =
     "                  wins over --token-file. Without either, any local user can drive the\n"
     "                  service.\n"
     "  FLOTILLA_PORT   default for --port\n"
-    "  FLOTILLA_CLAUDE_BIN  default for --claude-bin\n\n"
+    "  FLOTILLA_CLAUDE_BIN  default for --claude-bin\n"
+    "  FLOTILLA_CODEX_BIN   default for --codex-bin\n\n"
     "Exit codes: 0 clean stop (SIGTERM/SIGINT), 2 usage error, 3 cannot listen,\n"
     "4 data directory unusable.";
 } // namespace
@@ -57,6 +58,10 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
         QStringLiteral(
             "Claude Code CLI to run (default: FLOTILLA_CLAUDE_BIN, then claude on PATH)."),
         QStringLiteral("path"));
+    const QCommandLineOption codexBin(
+        QStringLiteral("codex-bin"),
+        QStringLiteral("Codex CLI to run (default: FLOTILLA_CODEX_BIN, then codex on PATH)."),
+        QStringLiteral("path"));
     const QCommandLineOption allowOrigin(
         QStringLiteral("allow-origin"),
         QStringLiteral("Extra Origin (scheme://host[:port]) allowed to call the REST API and open "
@@ -73,7 +78,7 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
                        "token when missing. AUTH_TOKEN wins over it."),
         QStringLiteral("path"));
     p.addOptions({help, version, port, host, listenAll, insecure, dataDir, maxBody, allowOrigin,
-                  allowHost, tokenFile, claudeBin});
+                  allowHost, tokenFile, claudeBin, codexBin});
 
     auto usage = [&](const QString &why) {
         out.exitCode = exitcode::kUsage;
@@ -170,6 +175,14 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
         p.isSet(claudeBin) ? p.value(claudeBin) : env.value(QStringLiteral("FLOTILLA_CLAUDE_BIN"));
     if (cfg.claudeBin.isEmpty())
         cfg.claudeBin = QStandardPaths::findExecutable(QStringLiteral("claude"));
+    cfg.codexBin =
+        p.isSet(codexBin) ? p.value(codexBin) : env.value(QStringLiteral("FLOTILLA_CODEX_BIN"));
+    if (cfg.codexBin.isEmpty())
+        cfg.codexBin = QStandardPaths::findExecutable(QStringLiteral("codex"));
+    cfg.codexHome = env.value(QStringLiteral("CODEX_HOME"));
+    if (cfg.codexHome.isEmpty())
+        cfg.codexHome =
+            env.value(QStringLiteral("HOME"), QDir::homePath()) + QStringLiteral("/.codex");
     cfg.claudeHome = env.value(QStringLiteral("CLAUDE_CONFIG_DIR"));
     if (cfg.claudeHome.isEmpty())
         cfg.claudeHome =

@@ -35,6 +35,10 @@ struct ServerConfig {
     // the environment its processes get, and where it keeps session files (~/.claude).
     QString claudeBin;
     QString claudeHome;
+    // The Codex CLI (`codex app-server`; empty: none found) and where it keeps threads
+    // ($CODEX_HOME, else ~/.codex).
+    QString codexBin;
+    QString codexHome;
     QProcessEnvironment agentEnvironment = QProcessEnvironment::systemEnvironment();
     int maxRestartsPerMinute = 3;
     // Text deltas are merged while some WebSocket client has more than this queued.

@@ -3,6 +3,7 @@
 #include "agents/AgentRuntime.h"
 #include "agents/Provider.h"
 #include "agents/claude/ClaudeProvider.h"
+#include "agents/codex/CodexProvider.h"
 #include "app/TokenFile.h"
 #include "base/Logging.h"
 #include "controllers/AgentsController.h"
@@ -155,6 +156,8 @@ std::optional<StartFailure> ServiceApp::start() {
     m_providers = std::make_unique<ProviderRegistry>();
     m_providers->add(std::make_unique<ClaudeProvider>(
         ClaudeConfig{m_config.claudeBin, m_config.claudeHome, /*permissionHooks=*/true}));
+    m_providers->add(
+        std::make_unique<CodexProvider>(CodexConfig{m_config.codexBin, m_config.codexHome}));
     RuntimeConfig runtimeConfig;
     runtimeConfig.environment = m_config.agentEnvironment;
     // Agents never see the service's token, whatever environment flotillad was started with:

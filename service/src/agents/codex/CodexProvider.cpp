@@ -1,0 +1,63 @@
+#include "agents/codex/CodexProvider.h"
+
+#include "agents/codex/CodexProcess.h"
+
+#include <QDirIterator>
+#include <QFileInfo>
+
+namespace flotilla {
+
+CodexProvider::CodexProvider(CodexConfig config)
+    : m_config(std::move(config)) {
+}
+
+QString CodexProvider::name() const {
+    return QStringLiteral("codex");
+}
+
+QString CodexProvider::displayName() const {
+    return QStringLiteral("Codex");
+}
+
+QString CodexProvider::unavailableReason() const {
+    if (m_config.bin.isEmpty())
+        return QStringLiteral("Codex CLI not found: install it (npm install -g @openai/codex) or "
+                              "start flotillad with --codex-bin or FLOTILLA_CODEX_BIN");
+    if (!QFileInfo(m_config.bin).isExecutable())
+        return QStringLiteral("Codex CLI %1 is not an executable file").arg(m_config.bin);
+    return {};
+}
+
+AgentLaunch CodexProvider::launch(const LaunchRequest &request) const {
+    AgentLaunch launch;
+    launch.program = m_config.bin;
+    launch.arguments = {QStringLiteral("app-server")};
+    launch.cwd = request.cwd;
+    launch.environment = request.environment;
+    launch.resumeId = request.resumeId;
+    launch.model = request.model;
+    launch.systemPrompt = request.systemPrompt;
+    // "ask": every command and edit outside Codex's own read-only set asks, through the service's
+    // permission flow. "auto": never asks. Either way commands may write in the working directory
+    // only (the sandbox), as the user's own Codex would by default in a workspace.
+    launch.approvalPolicy =
+        request.askPermission ? QStringLiteral("untrusted") : QStringLiteral("never");
+    launch.sandbox = QStringLiteral("workspace-write");
+    return launch;
+}
+
+AgentProcess *CodexProvider::createProcess(QObject *parent) const {
+    return new CodexProcess(parent);
+}
+
+bool CodexProvider::canResume(const QString &cwd, const QString &sessionId) const {
+    Q_UNUSED(cwd) // a thread is found by its id alone
+    if (sessionId.isEmpty() || m_config.home.isEmpty())
+        return true;
+    QDirIterator it(m_config.home + QStringLiteral("/sessions"),
+                    {QStringLiteral("rollout-*-") + sessionId + QStringLiteral(".jsonl")},
+                    QDir::Files, QDirIterator::Subdirectories);
+    return it.hasNext();
+}
+
+} // namespace flotilla
