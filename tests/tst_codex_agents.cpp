@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QTest>
 
 using namespace flotilla;
@@ -218,6 +219,84 @@ private Q_SLOTS:
             QJsonDocument(m_openai->request(before).value(QLatin1String("input")).toArray())
                 .toJson(QJsonDocument::Compact));
         QVERIFY2(input.contains(QStringLiteral("remember pelican")), qPrintable(input.left(2000)));
+    }
+
+    void clearContextStartsANewThread() {
+        QVERIFY(start());
+        m_openai->queueText(QStringLiteral("noted: albatross"));
+        QCOMPARE(m_rig->send(QStringLiteral("remember albatross"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(1, 60000, m_id));
+        const QString first = str(m_rig->agent(m_id), "sessionId");
+        QCOMPARE(m_rig->http
+                     .post(m_rig->svc->url(QStringLiteral("/api/agents/bulk/clear-context")),
+                           {{QStringLiteral("agentIds"), QJsonArray{m_id}}})
+                     .status,
+                 200);
+        m_openai->queueText(QStringLiteral("fresh start"));
+        const int before = m_openai->requestCount();
+        QCOMPARE(m_rig->send(QStringLiteral("anything to recall?"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(2, 60000, m_id));
+        QTRY_VERIFY_WITH_TIMEOUT(!str(m_rig->agent(m_id), "sessionId").isEmpty(), 10000);
+        QVERIFY(str(m_rig->agent(m_id), "sessionId") != first);
+        const QString input = QString::fromUtf8(
+            QJsonDocument(m_openai->request(before).value(QLatin1String("input")).toArray())
+                .toJson(QJsonDocument::Compact));
+        QVERIFY2(!input.contains(QStringLiteral("albatross")), qPrintable(input.left(2000)));
+    }
+
+    void globalPromptAndModelReachTheCli() {
+        QVERIFY(start());
+        QCOMPARE(m_rig
+                     ->post(QStringLiteral("/api/agents/system-settings/prompt"),
+                            {{QStringLiteral("prompt"), QStringLiteral("Always answer in haiku.")}})
+                     .status,
+                 200);
+        m_openai->queueText(QStringLiteral("five seven five"));
+        QCOMPARE(m_rig->send(QStringLiteral("hi"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(1, 60000, m_id));
+        QVERIFY2(m_openai->instructionsOf(0).contains(QStringLiteral("Always answer in haiku.")),
+                 qPrintable(m_openai->instructionsOf(0).left(500)));
+        QCOMPARE(str(m_openai->request(0), "model"), QStringLiteral("gpt-mock"));
+
+        // change-model: the next turn runs with the new model (a new process, the same thread).
+        QCOMPARE(m_rig->http
+                     .post(m_rig->svc->url(QStringLiteral("/api/agents/bulk/change-model")),
+                           {{QStringLiteral("agentIds"), QJsonArray{m_id}},
+                            {QStringLiteral("provider"), QStringLiteral("codex")},
+                            {QStringLiteral("model"), QStringLiteral("gpt-mock-2")}})
+                     .status,
+                 200);
+        m_openai->queueText(QStringLiteral("new model here"));
+        const int before = m_openai->requestCount();
+        QCOMPARE(m_rig->send(QStringLiteral("again"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(2, 60000, m_id));
+        QCOMPARE(str(m_openai->request(before), "model"), QStringLiteral("gpt-mock-2"));
+    }
+
+    // A Codex agent reports back like a Claude one: its commands see FLOTILLA_URL,
+    // FLOTILLA_AGENT_ID and its own FLOTILLA_TOKEN, and may reach the service on loopback.
+    void commandsCanReportTheirTask() {
+        QVERIFY(start(QStringLiteral("auto"), [](ServerConfig &c) { c.authToken = "svc-token"; }));
+        const QString script = QStringLiteral(
+            "echo \"url=$FLOTILLA_URL id=$FLOTILLA_AGENT_ID tok=${FLOTILLA_TOKEN:+set}\" > "
+            "env.txt; "
+            "curl -s -o /dev/null -w '%{http_code}' -X POST "
+            "\"$FLOTILLA_URL/api/agents/$FLOTILLA_AGENT_ID/report-task\" "
+            "-H 'Content-Type: application/json' -H \"X-Auth-Token: $FLOTILLA_TOKEN\" "
+            "-d '{\"summary\":\"done\",\"status\":\"completed\"}' > report.txt");
+        m_openai->queueFunctionCall(QStringLiteral("exec_command"),
+                                    {{QStringLiteral("cmd"), script}});
+        m_openai->queueText(QStringLiteral("reported"));
+        QCOMPARE(m_rig->send(QStringLiteral("report"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(1, 60000, m_id));
+        QFile env(m_rig->cwd + QStringLiteral("/env.txt"));
+        QVERIFY(env.open(QIODevice::ReadOnly));
+        const QByteArray seen = env.readAll();
+        QVERIFY2(seen.contains(QByteArray("id=" + m_id.toUtf8())) && seen.contains("tok=set"),
+                 seen.constData());
+        QFile report(m_rig->cwd + QStringLiteral("/report.txt"));
+        QVERIFY(report.open(QIODevice::ReadOnly));
+        QCOMPARE(report.readAll(), QByteArray("200"));
     }
 
     void missingCliIsRefusedClearly() {

@@ -48,6 +48,11 @@ void CodexProcess::openThread(bool resume) {
     QJsonObject params{{QStringLiteral("cwd"), m_launch.cwd},
                        {QStringLiteral("approvalPolicy"), m_launch.approvalPolicy},
                        {QStringLiteral("sandbox"), m_launch.sandbox}};
+    // Commands must reach the service on loopback (report-task, notify), as a Claude agent's do:
+    // Codex's workspace-write sandbox has no network otherwise.
+    params.insert(QStringLiteral("config"),
+                  QJsonObject{{QStringLiteral("sandbox_workspace_write"),
+                               QJsonObject{{QStringLiteral("network_access"), true}}}});
     if (!m_launch.model.isEmpty())
         params.insert(QStringLiteral("model"), m_launch.model);
     if (!m_launch.systemPrompt.isEmpty())
