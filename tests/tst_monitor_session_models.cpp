@@ -297,6 +297,17 @@ private Q_SLOTS:
         m.applyChanges(QStringLiteral("zzz"), {{k::Status, QStringLiteral("error")}});
         QCOMPARE(changed.count(), 0);
 
+        // Which CLI runs an agent, and its model, has a column of its own.
+        changed.clear();
+        m.applyChanges(QStringLiteral("a"), {{k::Provider, QStringLiteral("codex")},
+                                             {k::Model, QStringLiteral("gpt-5-codex")}});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toModelIndex(), m.index(0, AgentsModel::Provider));
+        QCOMPARE(m.index(0, AgentsModel::Provider).data().toString(),
+                 QStringLiteral("codex \u00b7 gpt-5-codex"));
+        QCOMPARE(m.headerData(AgentsModel::Provider, Qt::Horizontal).toString(),
+                 QStringLiteral("Provider"));
+
         m.remove(QStringLiteral("a"));
         QCOMPARE(m.rowOf(QStringLiteral("b")), 0);
         QCOMPARE(m.agentIdAt(0), QStringLiteral("b"));

@@ -12,11 +12,13 @@
 #include "ui/FileCredentialStore.h"
 #include "ui/KeychainCredentialStore.h"
 #include "ui/MainWindow.h"
+#include "ui/NewAgentDialog.h"
 #include "ui/PermissionDialog.h"
 #include "ui/ServiceProfiles.h"
 #include "ui/ShortcutsDialog.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QJsonObject>
@@ -127,6 +129,24 @@ private Q_SLOTS:
         dialog.findChild<QPushButton *>(QStringLiteral("grantButton"))->click();
         QCOMPARE(answeredId, QStringLiteral("perm-1"));
         QVERIFY(granted);
+    }
+
+    // The new-agent dialog asks which CLI runs the agent, and offers that provider's models.
+    void newAgentDialogOffersTheProviders() {
+        ui::NewAgentDialog dialog;
+        auto *provider = dialog.findChild<QComboBox *>(QStringLiteral("agentProvider"));
+        auto *model = dialog.findChild<QComboBox *>(QStringLiteral("agentModel"));
+        QVERIFY(provider && model);
+        dialog.findChild<QLineEdit *>(QStringLiteral("agentName"))->setText(QStringLiteral("cx"));
+        QCOMPARE(dialog.fields().value(QLatin1String("provider")).toString(),
+                 QStringLiteral("claude"));
+        QCOMPARE(model->currentText(), QStringLiteral("sonnet"));
+        provider->setCurrentIndex(provider->findData(QStringLiteral("codex")));
+        QCOMPARE(model->currentText(), QStringLiteral("gpt-5-codex"));
+        const QJsonObject fields = dialog.fields();
+        QCOMPARE(fields.value(QLatin1String("provider")).toString(), QStringLiteral("codex"));
+        QCOMPARE(fields.value(QLatin1String("model")).toString(), QStringLiteral("gpt-5-codex"));
+        QCOMPARE(fields.value(QLatin1String("name")).toString(), QStringLiteral("cx"));
     }
 
     void shortcutsDialogListsTheActions() {

@@ -20,6 +20,8 @@ int columnOfKey(const QString &key) {
     static const QHash<QString, int> columns{
         {QString(k::Name_), AgentsModel::Name},
         {QString(k::Class), AgentsModel::Class},
+        {QString(k::Provider), AgentsModel::Provider},
+        {QString(k::Model), AgentsModel::Provider},
         {QString(k::Status), AgentsModel::Status},
         {QString(k::TrackingStatus), AgentsModel::Status},
         {QString(k::LastError), AgentsModel::Status},
@@ -97,6 +99,11 @@ QVariant AgentsModel::data(const QModelIndex &index, int role) const {
         return a.value(k::Name_).toString();
     case Class:
         return a.value(k::Class).toString();
+    case Provider: { // "codex · gpt-5-codex": which CLI runs the agent, and its model
+        const QString model = a.value(k::Model).toString();
+        const QString provider = a.value(k::Provider).toString();
+        return model.isEmpty() ? provider : provider + QStringLiteral(" \u00b7 ") + model;
+    }
     case Status: {
         const QString tracking = a.value(k::TrackingStatus).toString();
         const QString status = a.value(k::Status).toString();
@@ -130,6 +137,8 @@ QVariant AgentsModel::headerData(int section, Qt::Orientation orientation, int r
         return tr("Name");
     case Class:
         return tr("Class");
+    case Provider:
+        return tr("Provider");
     case Status:
         return tr("Status");
     case CurrentTool:

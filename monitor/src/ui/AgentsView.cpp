@@ -40,6 +40,7 @@ AgentsView::AgentsView(AgentsModel &model, QWidget *parent)
     m_table->horizontalHeader()->setSectionsMovable(true);
     m_table->setColumnWidth(AgentsModel::Name, 150);
     m_table->setColumnWidth(AgentsModel::Class, 80);
+    m_table->setColumnWidth(AgentsModel::Provider, 140);
     m_table->setColumnWidth(AgentsModel::Status, 130);
     m_table->setColumnWidth(AgentsModel::CurrentTool, 90);
     m_table->setColumnWidth(AgentsModel::Context, 120);

@@ -23,6 +23,7 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     , m_name(new QLineEdit(this))
     , m_cwd(new QLineEdit(this))
     , m_class(new QComboBox(this))
+    , m_provider(new QComboBox(this))
     , m_model(new QComboBox(this))
     , m_permission(new QComboBox(this))
     , m_error(new QLabel(this)) {
@@ -35,8 +36,22 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     m_class->setEditable(true);
     m_class->addItems({QStringLiteral("builder"), QStringLiteral("reviewer"),
                        QStringLiteral("researcher"), QStringLiteral("boss")});
+    m_provider->setObjectName(QStringLiteral("agentProvider"));
+    m_provider->addItem(tr("Claude Code"), QStringLiteral("claude"));
+    m_provider->addItem(tr("Codex"), QStringLiteral("codex"));
     m_model->setEditable(true);
-    m_model->addItems({QStringLiteral("sonnet"), QStringLiteral("opus"), QStringLiteral("haiku")});
+    m_model->setObjectName(QStringLiteral("agentModel"));
+    // Each provider's own model names; the field stays editable for any other.
+    auto fillModels = [this] {
+        m_model->clear();
+        if (m_provider->currentData().toString() == QLatin1String("codex"))
+            m_model->addItems({QStringLiteral("gpt-5-codex"), QStringLiteral("gpt-5")});
+        else
+            m_model->addItems(
+                {QStringLiteral("sonnet"), QStringLiteral("opus"), QStringLiteral("haiku")});
+    };
+    fillModels();
+    connect(m_provider, &QComboBox::currentIndexChanged, this, fillModels);
     m_permission->addItem(tr("Ask before using tools"), QStringLiteral("ask"));
     m_permission->addItem(tr("Allow every tool (auto)"), QStringLiteral("auto"));
     m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
@@ -57,6 +72,7 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Working directory:"), cwdRow);
     form->addRow(tr("&Class:"), m_class);
+    form->addRow(tr("P&rovider:"), m_provider);
     form->addRow(tr("&Model:"), m_model);
     form->addRow(tr("&Permissions:"), m_permission);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -73,6 +89,7 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
 QJsonObject NewAgentDialog::fields() const {
     QJsonObject o{{QStringLiteral("name"), m_name->text().trimmed()},
                   {QStringLiteral("cwd"), m_cwd->text().trimmed()},
+                  {QStringLiteral("provider"), m_provider->currentData().toString()},
                   {QStringLiteral("permissionMode"), m_permission->currentData().toString()}};
     const QString cls = m_class->currentText().trimmed();
     if (!cls.isEmpty())

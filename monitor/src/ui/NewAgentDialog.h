@@ -28,6 +28,7 @@ private:
     QLineEdit *m_name;
     QLineEdit *m_cwd;
     QComboBox *m_class;
+    QComboBox *m_provider;
     QComboBox *m_model;
     QComboBox *m_permission;
     QLabel *m_error;
