@@ -34,6 +34,7 @@ class TestCodexAgents : public QObject {
     MockOpenAI *m_openai = nullptr;
     std::unique_ptr<AgentRig> m_rig;
     QString m_id;
+    QString m_codexHome;
 
     // The service with the Codex CLI pointed at the mock; one Codex agent in `mode`.
     bool start(const QString &mode = QStringLiteral("auto"),
@@ -43,6 +44,7 @@ class TestCodexAgents : public QObject {
             c.agentEnvironment = m_openai->codexEnvironment(home);
             c.codexBin = MockOpenAI::codexBinary();
             c.codexHome = home + QStringLiteral("/.codex");
+            m_codexHome = c.codexHome;
             if (tweak)
                 tweak(c);
         });
@@ -299,6 +301,23 @@ private Q_SLOTS:
         QCOMPARE(report.readAll(), QByteArray("200"));
     }
 
+    // A model the API refuses (a 400, as for an unknown model) fails the turn with the API's
+    // words: an error status and lastError, never a hang.
+    void refusedModelFailsTheTurnClearly() {
+        QVERIFY(start());
+        m_openai->queueError(400, QStringLiteral("The model 'gpt-nope' does not exist"));
+        QCOMPARE(m_rig->send(QStringLiteral("hello"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(1, 60000, m_id));
+        QVERIFY(m_rig->waitStatus(QStringLiteral("error"), 10000, m_id));
+        QVERIFY2(str(m_rig->agent(m_id), "lastError").contains(QStringLiteral("gpt-nope")),
+                 qPrintable(str(m_rig->agent(m_id), "lastError")));
+        // The agent still works afterwards.
+        m_openai->queueText(QStringLiteral("fine now"));
+        QCOMPARE(m_rig->send(QStringLiteral("again"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(2, 60000, m_id));
+        QVERIFY(m_rig->waitStatus(QStringLiteral("idle"), 10000, m_id));
+    }
+
     void missingCliIsRefusedClearly() {
         QVERIFY(start(QStringLiteral("auto"),
                       [](ServerConfig &c) { c.codexBin = QStringLiteral("/nonexistent/codex"); }));
@@ -306,6 +325,103 @@ private Q_SLOTS:
         QCOMPARE(r.status, 503);
         QCOMPARE(str(r.object(), "code"), QStringLiteral("cli_unavailable"));
         QVERIFY2(str(r.object(), "error").contains(QStringLiteral("codex")), r.body.constData());
+    }
+
+    // History of a Codex agent comes from its rollout file: the same pages, search and session
+    // list as for Claude agents, with each message once (no event_msg duplicates, no injected
+    // developer/context items).
+    void historyReadsTheRollout() {
+        QVERIFY(start());
+        m_openai->queueText(QStringLiteral("The capital is Canberra, mate."));
+        QCOMPARE(m_rig->send(QStringLiteral("capital of australia?"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(1, 60000, m_id));
+        const QString call = m_openai->queueFunctionCall(
+            QStringLiteral("exec_command"),
+            {{QStringLiteral("cmd"), QStringLiteral("echo history-ok")}});
+        m_openai->queueText(QStringLiteral("Command ran fine."));
+        QCOMPARE(m_rig->send(QStringLiteral("run a command"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(2, 60000, m_id));
+        QVERIFY(m_rig->waitStatus(QStringLiteral("idle"), 10000, m_id));
+        const QString thread = str(m_rig->agent(m_id), "sessionId");
+        QVERIFY(!thread.isEmpty());
+
+        const QString base = QStringLiteral("/api/agents/") + m_id;
+        auto get = [&](const QString &path) {
+            const HttpResponse r = m_rig->http.get(m_rig->svc->url(base + path));
+            if (r.status != 200)
+                qWarning("%s -> %d %s", qPrintable(path), r.status, r.body.constData());
+            return r.object();
+        };
+        // Rollout lines are flushed by the CLI shortly after the turn ends.
+        QJsonObject page;
+        QTRY_VERIFY_WITH_TIMEOUT((page = get(QStringLiteral("/history?limit=50")))
+                                         .value(QLatin1String("totalCount"))
+                                         .toInt() >= 6,
+                                 10000);
+        const QJsonArray messages = page.value(QLatin1String("messages")).toArray();
+        const QString dump = QString::fromUtf8(QJsonDocument(page).toJson());
+        QCOMPARE(str(page, "sessionId"), thread);
+        QCOMPARE(page.value(QLatin1String("totalCount")).toInt(), 6);
+        QCOMPARE(messages.size(), 6);
+        QVERIFY(!page.value(QLatin1String("hasMore")).toBool());
+        const QStringList types{QStringLiteral("user"),        QStringLiteral("assistant"),
+                                QStringLiteral("user"),        QStringLiteral("tool_use"),
+                                QStringLiteral("tool_result"), QStringLiteral("assistant")};
+        for (int i = 0; i < messages.size(); ++i)
+            QVERIFY2(str(messages.at(i).toObject(), "type") == types.at(i), qPrintable(dump));
+        auto at = [&](int i) { return messages.at(i).toObject(); };
+        QCOMPARE(str(at(0), "content"), QStringLiteral("capital of australia?"));
+        QCOMPARE(str(at(1), "content"), QStringLiteral("The capital is Canberra, mate."));
+        QCOMPARE(str(at(2), "content"), QStringLiteral("run a command"));
+        QCOMPARE(str(at(3), "toolName"), QStringLiteral("exec_command"));
+        QCOMPARE(str(at(3), "toolUseId"), call);
+        QCOMPARE(str(at(3).value(QLatin1String("toolInput")).toObject(), "cmd"),
+                 QStringLiteral("echo history-ok"));
+        QCOMPARE(str(at(4), "toolUseId"), call);
+        QVERIFY2(str(at(4), "content").contains(QStringLiteral("history-ok")), qPrintable(dump));
+        QCOMPARE(str(at(5), "content"), QStringLiteral("Command ran fine."));
+        QStringList uuids; // the items' own ids: unique, as Claude entries' uuids are
+        for (int i = 0; i < messages.size(); ++i) {
+            QVERIFY2(at(i).value(QLatin1String("timestamp")).toInteger() > 0, qPrintable(dump));
+            QVERIFY2(!str(at(i), "uuid").isEmpty() && !uuids.contains(str(at(i), "uuid")),
+                     qPrintable(dump));
+            uuids.append(str(at(i), "uuid"));
+        }
+
+        // Paging: offset counts back from the newest entry.
+        const QJsonObject newest = get(QStringLiteral("/history?limit=1"));
+        QCOMPARE(newest.value(QLatin1String("totalCount")).toInt(), 6);
+        QVERIFY(newest.value(QLatin1String("hasMore")).toBool());
+        QCOMPARE(str(newest.value(QLatin1String("messages")).toArray().at(0).toObject(), "content"),
+                 QStringLiteral("Command ran fine."));
+        const QJsonObject oldest = get(QStringLiteral("/history?limit=1&offset=5"));
+        QVERIFY(!oldest.value(QLatin1String("hasMore")).toBool());
+        QCOMPARE(str(oldest.value(QLatin1String("messages")).toArray().at(0).toObject(), "content"),
+                 QStringLiteral("capital of australia?"));
+
+        const QJsonObject found = get(QStringLiteral("/search?q=canberra"));
+        QCOMPARE(found.value(QLatin1String("totalMatches")).toInt(), 1);
+        const QJsonObject match = found.value(QLatin1String("matches")).toArray().at(0).toObject();
+        QCOMPARE(str(match, "type"), QStringLiteral("assistant"));
+        QCOMPARE(match.value(QLatin1String("offset")).toInt(), 4);
+
+        const QJsonObject sessions = get(QStringLiteral("/sessions"));
+        QCOMPARE(str(sessions, "currentSessionId"), thread);
+        const QJsonArray list = sessions.value(QLatin1String("sessions")).toArray();
+        QCOMPARE(list.size(), 1);
+        QCOMPARE(str(list.at(0).toObject(), "sessionId"), thread);
+        QCOMPARE(list.at(0).toObject().value(QLatin1String("messageCount")).toInt(), 6);
+        // An explicit sessionId works too; one of another agent's directory does not exist here.
+        QCOMPARE(get(QStringLiteral("/history?sessionId=") + thread)
+                     .value(QLatin1String("totalCount"))
+                     .toInt(),
+                 6);
+        QCOMPARE(m_rig->http
+                     .get(m_rig->svc->url(
+                         base +
+                         QStringLiteral("/history?sessionId=00000000-0000-0000-0000-000000000000")))
+                     .status,
+                 404);
     }
 };
 

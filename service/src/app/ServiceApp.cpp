@@ -181,8 +181,8 @@ std::optional<StartFailure> ServiceApp::start() {
     m_configController = std::make_unique<ConfigController>(*m_http);
     m_healthController =
         std::make_unique<HealthController>(*m_http, m_report, !m_config.authToken.isEmpty());
-    m_historyController =
-        std::make_unique<HistoryController>(*m_http, *m_agents, m_config.claudeHome);
+    m_historyController = std::make_unique<HistoryController>(
+        *m_http, *m_agents, m_config.claudeHome, m_config.codexHome);
     m_runtimeController =
         std::make_unique<RuntimeController>(*m_http, *m_agents, *m_runtime, *m_toolHistory);
 

@@ -1,10 +1,11 @@
 #include "controllers/HistoryController.h"
 
 #include "domain/AgentRegistry.h"
+#include "history/CodexRollout.h"
 #include "history/HistoryService.h"
 #include "history/HistoryWire.h"
 #include "history/IndexCache.h"
-#include "history/SessionFiles.h"
+#include "history/SessionSource.h"
 #include "http/HttpServer.h"
 #include "protocol/WireNames.h"
 
@@ -39,20 +40,32 @@ Result<bool> boolQuery(const ApiRequest &r, QLatin1String key, bool fallback) {
                              QStringLiteral("query parameter '%1' must be true or false").arg(key));
 }
 
+using SourceFactory = history::SessionSourcePtr (*)(const QString &home, const QString &cwd);
+
 // What a worker needs to find the session: no AgentRegistry access off the event loop.
 struct Target {
-    QString claudeHome;
+    SourceFactory makeSource; // the agent's provider's layout
+    QString home;             // that CLI's config dir
     QString cwd;
     history::SessionSelector selector;
 };
 
-Result<Target> targetFor(const AgentRegistry &agents, const QString &claudeHome,
-                         const ApiRequest &r) {
+// The one place the provider matters: which CLI wrote the agent's sessions.
+struct Homes {
+    const QString &claude;
+    const QString &codex;
+};
+
+Result<Target> targetFor(const AgentRegistry &agents, const Homes &homes, const ApiRequest &r) {
     const QString id = r.param(QStringLiteral("id"));
     const Agent *agent = agents.find(id);
     if (!agent)
         return unknownAgent(id);
-    Target t{claudeHome, agent->cwd, {}};
+    const bool codex = agent->provider == QLatin1String("codex");
+    Target t{codex ? &history::codexSessions : &history::claudeSessions,
+             codex ? homes.codex : homes.claude,
+             agent->cwd,
+             {}};
     t.selector.agentSessionId = agent->sessionId;
     if (r.hasQuery(p::SessionId)) {
         t.selector.requestedSessionId = r.queryValue(p::SessionId);
@@ -62,10 +75,10 @@ Result<Target> targetFor(const AgentRegistry &agents, const QString &claudeHome,
     return t;
 }
 
-// Runs on a worker: the project dirs are a file system question too.
+// Runs on a worker: where the sessions are is a file system question too.
 history::SessionSelector resolveDirs(const Target &t) {
     history::SessionSelector s = t.selector;
-    s.projectDirs = history::projectDirsFor(t.claudeHome, t.cwd);
+    s.source = t.makeSource(t.home, t.cwd);
     return s;
 }
 
@@ -76,10 +89,11 @@ Reply toReply(const Result<QJsonObject> &r) {
 } // namespace
 
 HistoryController::HistoryController(HttpServer &http, const AgentRegistry &agents,
-                                     QString claudeHome, QObject *parent)
+                                     QString claudeHome, QString codexHome, QObject *parent)
     : QObject(parent)
     , m_agents(agents)
     , m_claudeHome(std::move(claudeHome))
+    , m_codexHome(std::move(codexHome))
     , m_cache(std::make_unique<history::IndexCache>()) {
     m_pool.setMaxThreadCount(kWorkers);
     m_pool.setObjectName(QStringLiteral("flotilla-history"));
@@ -88,7 +102,7 @@ HistoryController::HistoryController(HttpServer &http, const AgentRegistry &agen
     //     &subagentEntriesLimit=200&sessionId= -> 200 page | 400 | 404 | 422
     http.routeAsync(Method::Get, QStringLiteral("/api/agents/:id/history"),
                     [this](const ApiRequest &r, const ReplyCallback &done) {
-                        const auto target = targetFor(m_agents, m_claudeHome, r);
+                        const auto target = targetFor(m_agents, {m_claudeHome, m_codexHome}, r);
                         if (!target)
                             return done(target.error());
                         const auto limit = r.intQuery(p::Limit, 50, 0, kMaxLimit);
@@ -119,7 +133,7 @@ HistoryController::HistoryController(HttpServer &http, const AgentRegistry &agen
     http.routeAsync(
         Method::Get, QStringLiteral("/api/agents/:id/search"),
         [this](const ApiRequest &r, const ReplyCallback &done) {
-            const auto target = targetFor(m_agents, m_claudeHome, r);
+            const auto target = targetFor(m_agents, {m_claudeHome, m_codexHome}, r);
             if (!target)
                 return done(target.error());
             const QString q = r.queryValue(p::Q);
@@ -146,7 +160,7 @@ HistoryController::HistoryController(HttpServer &http, const AgentRegistry &agen
     // GET /api/agents/:id/sessions -> 200 {sessions, currentSessionId} | 404
     http.routeAsync(Method::Get, QStringLiteral("/api/agents/:id/sessions"),
                     [this](const ApiRequest &r, const ReplyCallback &done) {
-                        const auto target = targetFor(m_agents, m_claudeHome, r);
+                        const auto target = targetFor(m_agents, {m_claudeHome, m_codexHome}, r);
                         if (!target)
                             return done(target.error());
                         runAsync(done, [cache = m_cache.get(), t = *target] {

@@ -1,6 +1,9 @@
 #pragma once
-// GET /api/agents/:id/history, /search, /sessions: read the Claude Code session files
-// (~/.claude/projects/<encoded cwd>/<session>.jsonl) of an agent's working directory.
+// GET /api/agents/:id/history, /search, /sessions: read the session files of an agent's working
+// directory, in the layout of its provider's CLI: Claude Code's
+// (~/.claude/projects/<encoded cwd>/<session>.jsonl) or Codex's rollouts
+// (~/.codex/sessions/YYYY/MM/DD/rollout-*-<thread>.jsonl). The provider only picks the
+// history::SessionSource; the routes and the answers are the same for both.
 //
 // The event loop only validates the request and looks the agent up; the file work (a cold index
 // of a 1 GiB session takes about a second) runs on this controller's own QThreadPool and the
@@ -30,9 +33,10 @@ class HistoryController final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HistoryController)
 public:
-    // `claudeHome` is the CLI's config dir (usually ~/.claude); sessions live in its projects/.
+    // `claudeHome` is Claude Code's config dir (usually ~/.claude; sessions in its projects/),
+    // `codexHome` Codex's ($CODEX_HOME or ~/.codex; rollouts in its sessions/).
     HistoryController(HttpServer &http, const AgentRegistry &agents, QString claudeHome,
-                      QObject *parent = nullptr);
+                      QString codexHome = QString(), QObject *parent = nullptr);
     ~HistoryController() override;
 
     // Two workers: this machine class has two cores, and one slow cold build must not queue
@@ -45,6 +49,7 @@ private:
 
     const AgentRegistry &m_agents;
     QString m_claudeHome;
+    QString m_codexHome;
     std::unique_ptr<history::IndexCache> m_cache;
     QHash<quint64, ReplyCallback> m_waiting;
     quint64 m_nextJob = 0;

@@ -32,12 +32,31 @@ QString contentBlocksText(const QJsonArray &blocks) {
     for (const QJsonValue &v : blocks) {
         const QJsonObject o = v.toObject();
         const QString type = o.value(wire::key::Type).toString();
-        if (type == QLatin1String("text"))
+        // "input_text"/"output_text": Codex's content items (a function call's output may be a
+        // list of them).
+        if (type == QLatin1String("text") || type == QLatin1String("input_text") ||
+            type == QLatin1String("output_text"))
             parts.append(o.value(QLatin1String("text")).toString());
         else if (type == QLatin1String("image"))
             parts.append(QStringLiteral("[image]"));
     }
     return parts.join(QLatin1Char('\n'));
+}
+
+// The tool input as JSON. An encoded one (Codex's arguments string) that is not valid JSON
+// (a freeform tool's raw text) stays a string.
+QJsonValue toolInput(const RawBlock &block) {
+    if (block.value.isNull())
+        return QJsonObject();
+    const QJsonValue raw = parseValue(block.value);
+    if (!block.encodedInput || !raw.isString())
+        return raw;
+    const QJsonDocument doc = QJsonDocument::fromJson(raw.toString().toUtf8());
+    if (doc.isObject())
+        return doc.object();
+    if (doc.isArray())
+        return doc.array();
+    return raw;
 }
 
 // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
@@ -166,8 +185,11 @@ QString blockContent(const RawBlock &block) {
     case BlockKind::Image:
         return QStringLiteral("[image]");
     case BlockKind::ToolUse:
-        return block.value.isNull() ? QStringLiteral("{}")
-                                    : QString::fromUtf8(block.value.b, block.value.size());
+        if (block.value.isNull())
+            return QStringLiteral("{}");
+        if (block.encodedInput && *block.value.b == '"')
+            return decodeJsonString({block.value.b + 1, block.value.e - 1});
+        return QString::fromUtf8(block.value.b, block.value.size());
     case BlockKind::ToolResult: {
         if (block.value.isNull())
             return QString();
@@ -202,8 +224,7 @@ QJsonObject makeEntry(const ScannedLine &line, int index, const QString &content
         // An input bigger than the cap (a Write of a whole file) is left out, like a long
         // content is cut: the entry says so, and content still starts with the input's JSON.
         if (block.value.size() <= maxContentChars)
-            o.insert(wire::key::ToolInput,
-                     block.value.isNull() ? QJsonValue(QJsonObject()) : parseValue(block.value));
+            o.insert(wire::key::ToolInput, toolInput(block));
         else
             o.insert(key::Truncated, true);
         o.insert(key::ToolUseId, decodeJsonString(block.id));

@@ -116,8 +116,8 @@ bool blockMayMatch(const RawBlock &b, const FoldedMatcher &m) {
 
 Result<QJsonObject> search(IndexCache &cache, const SearchRequest &request) {
     const SessionSelector &sel = request.session;
-    const auto session =
-        resolveSession(sel.projectDirs, sel.agentSessionId, sel.requestedSessionId);
+    const SessionSourcePtr source = sourceOf(sel);
+    const auto session = resolveSession(*source, sel.agentSessionId, sel.requestedSessionId);
     if (!session)
         return session.error();
     QJsonObject out{{wire::key::SessionId, session->sessionId.isEmpty()
@@ -141,12 +141,12 @@ Result<QJsonObject> search(IndexCache &cache, const SearchRequest &request) {
     qint64 total = 0;
     qint64 scanned = 0;
     ScannedLine line;
-    const auto index = cache.acquire(session->path, false);
+    const auto index = cache.acquire(session->path, false, source->format());
     const auto stats = index->forEachLine(
         [&](const SessionIndex::LineView &v) {
             if (!prefilter.foundIn({v.b, v.e}))
                 return true;
-            scanLine(v.b, v.e, &line);
+            scanLine(index->format(), v.b, v.e, &line);
             if (!line.valid)
                 return true;
             for (int k = 0; k < line.entryCount(); ++k) {

@@ -58,10 +58,14 @@ bool appendWithSubagent(IndexCache &cache, const QString &sessionPath, QJsonObje
 
 } // namespace
 
+SessionSourcePtr sourceOf(const SessionSelector &selector) {
+    return selector.source ? selector.source : claudeSessionsIn(selector.projectDirs);
+}
+
 Result<QJsonObject> history(IndexCache &cache, const HistoryRequest &request) {
     const SessionSelector &sel = request.session;
-    const auto session =
-        resolveSession(sel.projectDirs, sel.agentSessionId, sel.requestedSessionId);
+    const SessionSourcePtr source = sourceOf(sel);
+    const auto session = resolveSession(*source, sel.agentSessionId, sel.requestedSessionId);
     if (!session)
         return session.error();
     QJsonObject out{{wire::key::SessionId, idOrNull(session->sessionId)},
@@ -76,12 +80,13 @@ Result<QJsonObject> history(IndexCache &cache, const HistoryRequest &request) {
         return out;
     }
 
-    const auto page = cache.acquire(session->path, false)->page(request.offset, request.limit);
+    const auto page =
+        cache.acquire(session->path, false, source->format())->page(request.offset, request.limit);
     if (!page)
         return page.error();
     QJsonArray messages;
     bool subagentsTruncated = false;
-    if (request.includeSubagents) {
+    if (request.includeSubagents && source->hasSubagents()) {
         QHash<QString, QString> subagents;
         bool listed = false;
         bool listedAgain = false;
@@ -114,13 +119,14 @@ Result<QJsonObject> history(IndexCache &cache, const HistoryRequest &request) {
 }
 
 Result<QJsonObject> sessions(IndexCache &cache, const SessionSelector &session) {
-    const auto current = resolveSession(session.projectDirs, session.agentSessionId, QString());
+    const SessionSourcePtr source = sourceOf(session);
+    const auto current = resolveSession(*source, session.agentSessionId, QString());
     const QString currentId = current ? current->sessionId : QString();
     QJsonArray list;
-    for (const SessionFile &f : listSessions(session.projectDirs)) {
+    for (const SessionFile &f : source->listSessions()) {
         auto index = cache.peek(f.path);
         if (!index && f.sizeBytes <= kCountOnListMaxBytes)
-            index = cache.acquire(f.path, false);
+            index = cache.acquire(f.path, false, source->format());
         QJsonValue count(QJsonValue::Null);
         if (index) {
             if (const auto stats = index->refresh())

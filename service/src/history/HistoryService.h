@@ -4,6 +4,7 @@
 // QObject of the service and share state only through the thread-safe IndexCache.
 
 #include "domain/Error.h"
+#include "history/SessionSource.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -16,6 +17,7 @@ class IndexCache;
 // Which session: `requestedSessionId` (query parameter; null when absent) > the agent's own
 // session id > the newest session file of its working directory.
 struct SessionSelector {
+    SessionSourcePtr source; // where the agent's sessions are; null: Claude's, in projectDirs
     QStringList projectDirs; // projectDirsFor(claudeHome, agent.cwd)
     QString agentSessionId;
     QString requestedSessionId;
@@ -34,6 +36,9 @@ struct SearchRequest {
     QString query;
     int limit = 50;
 };
+
+// The selector's source (claudeSessionsIn(projectDirs) when it has none).
+SessionSourcePtr sourceOf(const SessionSelector &selector);
 
 // GET history: {sessionId, messages, totalCount, hasMore, offset, limit, skippedLines,
 // subagentEntriesTruncated}.

@@ -20,14 +20,15 @@ IndexCache::IndexCache(qint64 budgetBytes, int maxFiles)
 
 IndexCache::~IndexCache() = default;
 
-std::shared_ptr<SessionIndex> IndexCache::acquire(const QString &path, bool includeSidechain) {
+std::shared_ptr<SessionIndex> IndexCache::acquire(const QString &path, bool includeSidechain,
+                                                  LineFormat format) {
     QMutexLocker lock(&m_mutex);
     const auto it = m_byPath.constFind(path);
     if (it != m_byPath.constEnd()) {
         m_lru.splice(m_lru.begin(), m_lru, *it);
         return m_lru.front().index;
     }
-    m_lru.push_front({path, std::make_shared<SessionIndex>(path, includeSidechain)});
+    m_lru.push_front({path, std::make_shared<SessionIndex>(path, includeSidechain, format)});
     m_byPath.insert(path, m_lru.begin());
     return m_lru.front().index;
 }

@@ -8,6 +8,8 @@
 //
 // Thread-safe.
 
+#include "history/LineScanner.h"
+
 #include <QHash>
 #include <QMutex>
 #include <QString>
@@ -29,7 +31,9 @@ public:
     ~IndexCache();
 
     // The index of `path`, created (not yet built) on a miss; marks it most recently used.
-    std::shared_ptr<SessionIndex> acquire(const QString &path, bool includeSidechain);
+    // Keyed by path alone: a file has one format.
+    std::shared_ptr<SessionIndex> acquire(const QString &path, bool includeSidechain,
+                                          LineFormat format = LineFormat::Claude);
     // The index of `path` if cached, without creating one or touching the LRU order.
     std::shared_ptr<SessionIndex> peek(const QString &path) const;
     // Evicts least recently used indexes until within budget. Call after an index grew.

@@ -1,9 +1,10 @@
 #pragma once
-// One JSONL line of a Claude Code session file -> how many conversation entries it yields, and
-// where their pieces are. A validating skimmer, not a DOM parser: it walks the bytes once,
-// skips strings eight bytes at a time, and records only spans (pointers into the line). The
-// index runs it over every line of a file (so it must run at disk speed); the page builder runs
-// the very same function on the lines it returns, so entry counts and entries always agree.
+// One JSONL line of a session file (Claude Code's here; Codex rollouts in CodexRollout.cpp) -> how
+// many conversation entries it yields, and where their pieces are. A validating skimmer, not a DOM
+// parser: it walks the bytes once, skips strings eight bytes at a time, and records only spans
+// (pointers into the line). The index runs it over every line of a file (so it must run at disk
+// speed); the page builder runs the very same function on the lines it returns, so entry counts and
+// entries always agree.
 
 #include <QVarLengthArray>
 #include <QtGlobal>
@@ -32,6 +33,9 @@ struct RawBlock {
     Span name;  // ToolUse: tool name
     Span value; // ToolUse: input; ToolResult: content (raw JSON value, string or array)
     bool isError = false;
+    // ToolUse: `value` is a JSON string whose text is the input's JSON (Codex writes function
+    // call arguments that way), so it is decoded before use.
+    bool encodedInput = false;
 };
 
 struct ScannedLine {
@@ -47,8 +51,12 @@ struct ScannedLine {
     int entryCount() const { return int(blocks.size()); }
 };
 
+// Which CLI wrote the file: each has its own line format, both map onto ScannedLine.
+enum class LineFormat : quint8 { Claude, Codex };
+
 // Scans [b, e) (one line, without its '\n'). Never reads outside the range.
 void scanLine(const char *b, const char *e, ScannedLine *out);
+void scanLine(LineFormat format, const char *b, const char *e, ScannedLine *out);
 
 // False for text that is empty, whitespace, or nothing but <system-reminder> blocks. Works on
 // the escaped JSON form (whitespace escapes count as whitespace).

@@ -1,5 +1,7 @@
 #include "history/SessionFiles.h"
 
+#include "history/SessionSource.h"
+
 #include "protocol/WireNames.h"
 
 #include <QDir>
@@ -115,12 +117,17 @@ std::optional<SessionFile> findSession(const QStringList &projectDirs, const QSt
 Result<ResolvedSession> resolveSession(const QStringList &projectDirs,
                                        const QString &agentSessionId,
                                        const QString &requestedSessionId) {
+    return resolveSession(*claudeSessionsIn(projectDirs), agentSessionId, requestedSessionId);
+}
+
+Result<ResolvedSession> resolveSession(const SessionSource &source, const QString &agentSessionId,
+                                       const QString &requestedSessionId) {
     if (!requestedSessionId.isNull()) {
         if (!isValidSessionId(requestedSessionId))
             return Error::invalid(wire::code::InvalidValue,
                                   QStringLiteral("query parameter 'sessionId' must be a session "
                                                  "id (letters, digits and '-')"));
-        const auto found = findSession(projectDirs, requestedSessionId);
+        const auto found = source.findSession(requestedSessionId);
         if (!found)
             return Error::notFound(
                 wire::code::NotFound,
@@ -131,13 +138,41 @@ Result<ResolvedSession> resolveSession(const QStringList &projectDirs,
     if (isValidSessionId(agentSessionId)) {
         // The agent's own session, even before the CLI has written its file: showing another
         // (older) conversation instead would mislead.
-        const auto found = findSession(projectDirs, agentSessionId);
+        const auto found = source.findSession(agentSessionId);
         return ResolvedSession{agentSessionId, found ? found->path : QString()};
     }
-    const QList<SessionFile> all = listSessions(projectDirs);
+    const QList<SessionFile> all = source.listSessions();
     if (all.isEmpty())
         return ResolvedSession{};
     return ResolvedSession{all.first().sessionId, all.first().path};
+}
+
+namespace {
+
+// Claude Code: <claudeHome>/projects/<encoded cwd>/<session-id>.jsonl.
+class ClaudeSessions final : public SessionSource {
+public:
+    explicit ClaudeSessions(QStringList projectDirs)
+        : m_dirs(std::move(projectDirs)) {}
+    LineFormat format() const override { return LineFormat::Claude; }
+    QList<SessionFile> listSessions() const override { return history::listSessions(m_dirs); }
+    std::optional<SessionFile> findSession(const QString &sessionId) const override {
+        return history::findSession(m_dirs, sessionId);
+    }
+    bool hasSubagents() const override { return true; }
+
+private:
+    const QStringList m_dirs;
+};
+
+} // namespace
+
+SessionSourcePtr claudeSessions(const QString &claudeHome, const QString &cwd) {
+    return claudeSessionsIn(projectDirsFor(claudeHome, cwd));
+}
+
+SessionSourcePtr claudeSessionsIn(const QStringList &projectDirs) {
+    return std::make_shared<ClaudeSessions>(projectDirs);
 }
 
 QString subagentsDir(const QString &sessionFilePath) {

@@ -71,9 +71,10 @@ private:
     int m_errno;
 };
 
-SessionIndex::SessionIndex(QString path, bool includeSidechain)
+SessionIndex::SessionIndex(QString path, bool includeSidechain, LineFormat format)
     : m_path(std::move(path))
-    , m_includeSidechain(includeSidechain) {
+    , m_includeSidechain(includeSidechain)
+    , m_format(format) {
 }
 
 SessionIndex::~SessionIndex() = default;
@@ -218,7 +219,7 @@ bool SessionIndex::scan(PosixFile &file, qint64 from, qint64 to) {
 }
 
 void SessionIndex::addLine(const char *b, qsizetype len, qint64 offset) {
-    scanLine(b, b + len, &m_scratch);
+    scanLine(m_format, b, b + len, &m_scratch);
     if (m_scratch.blank)
         return;
     if (!m_scratch.valid) {
@@ -284,7 +285,7 @@ Result<SessionIndex::Range> SessionIndex::readRangeLocked(PosixFile &file, qint6
     const bool ok = readLines(file, m_lines.data() + from, to - from, &out.bytesRead,
                               [&](size_t k, const char *b, qsizetype len) {
                                   const size_t i = from + k;
-                                  scanLine(b, b + len, &line);
+                                  scanLine(m_format, b, b + len, &line);
                                   if (!line.valid || line.entryCount() != entriesIn(i)) {
                                       // Changed under us in place: skip, count, keep going.
                                       ++out.stats.skippedLines;

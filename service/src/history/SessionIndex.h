@@ -36,7 +36,8 @@ public:
 
     // includeSidechain: false for a session file (its sub-agent lines are not the
     // conversation), true for a sub-agent's own transcript (all its lines are sidechain lines).
-    SessionIndex(QString path, bool includeSidechain);
+    // format: which CLI wrote the file (how its lines are scanned).
+    SessionIndex(QString path, bool includeSidechain, LineFormat format = LineFormat::Claude);
     ~SessionIndex();
 
     struct Stats {
@@ -70,6 +71,7 @@ public:
                               qint64 *bytesRead);
 
     const QString &path() const { return m_path; }
+    LineFormat format() const { return m_format; }
     qint64 memoryBytes() const { return m_memory.load(std::memory_order_relaxed); }
     // Work done so far (tests and the bench prove growth is handled incrementally with these).
     int builds() const { return m_builds.load(std::memory_order_relaxed); }
@@ -98,6 +100,7 @@ private:
 
     const QString m_path;
     const bool m_includeSidechain;
+    const LineFormat m_format;
     mutable QMutex m_mutex;
     std::vector<LineRef> m_lines;
     qint64 m_entries = 0;

@@ -161,12 +161,14 @@ QList<AgentEvent> eventsOf(const QString &method, const QJsonObject &params, Tur
         const QJsonObject usage = obj(params, QLatin1String("tokenUsage"));
         const QJsonObject last = obj(usage, QLatin1String("last"));
         // OpenAI's input tokens include the cached ones: all of it was in the window.
-        const qint64 input = last.value(QLatin1String("inputTokens")).toInteger();
-        const qint64 output = last.value(QLatin1String("outputTokens")).toInteger();
+        const qint64 input = qMax<qint64>(0, last.value(QLatin1String("inputTokens")).toInteger());
+        const qint64 output =
+            qMax<qint64>(0, last.value(QLatin1String("outputTokens")).toInteger());
         state->usage.inputTokens += input;
         state->usage.outputTokens += output;
         state->usage.contextTokens = input;
-        state->usage.contextWindow = usage.value(QLatin1String("modelContextWindow")).toInteger(0);
+        state->usage.contextWindow =
+            qMax<qint64>(0, usage.value(QLatin1String("modelContextWindow")).toInteger());
         AgentEvent e;
         e.kind = AgentEvent::Kind::Usage;
         e.usage.inputTokens = input;
