@@ -2,6 +2,9 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QtNumeric>
+
+#include <limits>
 
 namespace flotilla::codex {
 
@@ -17,6 +20,13 @@ QString str(const QJsonObject &o, QLatin1String key) {
 
 QJsonObject obj(const QJsonObject &o, QLatin1String key) {
     return o.value(key).toObject();
+}
+
+// A turn's token sums: a CLI reporting absurd counts must not overflow them (found by
+// fuzz_codex_line: two usage lines of 2^63-1).
+qint64 saturatingAdd(qint64 a, qint64 b) {
+    qint64 sum = 0;
+    return qAddOverflow(a, b, &sum) ? std::numeric_limits<qint64>::max() : sum;
 }
 
 // A command item's input, as a tool chunk shows it.
@@ -164,8 +174,8 @@ QList<AgentEvent> eventsOf(const QString &method, const QJsonObject &params, Tur
         const qint64 input = qMax<qint64>(0, last.value(QLatin1String("inputTokens")).toInteger());
         const qint64 output =
             qMax<qint64>(0, last.value(QLatin1String("outputTokens")).toInteger());
-        state->usage.inputTokens += input;
-        state->usage.outputTokens += output;
+        state->usage.inputTokens = saturatingAdd(state->usage.inputTokens, input);
+        state->usage.outputTokens = saturatingAdd(state->usage.outputTokens, output);
         state->usage.contextTokens = input;
         state->usage.contextWindow =
             qMax<qint64>(0, usage.value(QLatin1String("modelContextWindow")).toInteger());

@@ -31,7 +31,7 @@ struct Message {
     QString errorMessage;
 };
 
-Message parseLine(const QByteArray &line);
+Message parseLine(const QByteArray &text);
 
 QByteArray request(int id, const QString &method, const QJsonObject &params);
 QByteArray notification(const QString &method, const QJsonObject &params = {});
