@@ -180,7 +180,7 @@ QString rolloutCwd(const QString &path) {
     if (!line.endsWith('\n'))
         return QString(); // still being written (or too long): not cached
     const QJsonObject meta = QJsonDocument::fromJson(line).object();
-    const QString cwd =
+    QString cwd =
         meta.value(QLatin1String("type")).toString() == QLatin1String("session_meta")
             ? meta.value(QLatin1String("payload")).toObject().value(QLatin1String("cwd")).toString()
             : QString();

@@ -48,7 +48,7 @@ QString contentBlocksText(const QJsonArray &blocks) {
 QJsonValue toolInput(const RawBlock &block) {
     if (block.value.isNull())
         return QJsonObject();
-    const QJsonValue raw = parseValue(block.value);
+    QJsonValue raw = parseValue(block.value);
     if (!block.encodedInput || !raw.isString())
         return raw;
     const QJsonDocument doc = QJsonDocument::fromJson(raw.toString().toUtf8());
