@@ -250,21 +250,9 @@ private:
 } // namespace
 
 void scanCodexLine(const char *b, const char *e, ScannedLine *out) {
-    out->valid = false;
-    out->blank = false;
-    out->role = LineRole::Other;
-    out->sidechain = false;
-    out->meta = false;
-    out->uuid = {};
-    out->timestamp = {};
-    out->blocks.clear();
-
     Skimmer s(b, e);
-    s.ws();
-    if (s.atEnd()) {
-        out->blank = true;
+    if (!beginLine(s, out))
         return;
-    }
     Span type;
     Item item;
     bool sawPayload = false;

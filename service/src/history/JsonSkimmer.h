@@ -301,4 +301,20 @@ private:
     int m_depth = 0;
 };
 
+// The start every line scanner shares: `out` emptied for a new line, `s` past leading
+// whitespace. False when there is nothing else (then out->blank is set).
+inline bool beginLine(Skimmer &s, ScannedLine *out) {
+    out->valid = false;
+    out->blank = false;
+    out->role = LineRole::Other;
+    out->sidechain = false;
+    out->meta = false;
+    out->uuid = {};
+    out->timestamp = {};
+    out->blocks.clear();
+    s.ws();
+    out->blank = s.atEnd();
+    return !out->blank;
+}
+
 } // namespace flotilla::history::detail

@@ -80,21 +80,9 @@ bool keep(const RawBlock &blk, LineRole role) {
 } // namespace
 
 void scanLine(const char *b, const char *e, ScannedLine *out) {
-    out->valid = false;
-    out->blank = false;
-    out->role = LineRole::Other;
-    out->sidechain = false;
-    out->meta = false;
-    out->uuid = {};
-    out->timestamp = {};
-    out->blocks.clear();
-
     Skimmer s(b, e);
-    s.ws();
-    if (s.atEnd()) {
-        out->blank = true;
+    if (!beginLine(s, out))
         return;
-    }
     Span type;
     const bool ok = s.object([&](Span key) {
         const std::string_view k = key.view();
