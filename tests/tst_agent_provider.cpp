@@ -72,7 +72,7 @@ private:
     bool m_running = false;
 };
 
-// Registered as "codex": the provider name the validation accepts that has no runtime yet.
+// Registered as "codex" (a name the validation accepts), replacing the real Codex provider.
 class ScriptedProvider final : public Provider {
 public:
     explicit ScriptedProvider(QPointer<ScriptedProcess> *last)

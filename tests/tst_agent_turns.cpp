@@ -297,8 +297,9 @@ private Q_SLOTS:
         QCOMPARE(rig.mock.requestCount(), 0);
     }
 
+    // Without a Codex CLI a Codex agent is refused, naming the fix; the Claude CLI never runs it.
     void codexAgentsAreNotRunByClaude() {
-        AgentRig rig;
+        AgentRig rig([](ServerConfig &c) { c.codexBin.clear(); });
         QVERIFY(rig.start());
         const HttpResponse created =
             rig.http.post(rig.svc->url(QStringLiteral("/api/agents")),
@@ -309,7 +310,9 @@ private Q_SLOTS:
         const QString id = str(created.object(), "id");
         const HttpResponse r = rig.send(QStringLiteral("hello"), id);
         QCOMPARE(r.status, 503);
-        QCOMPARE(str(r.object(), "code"), QStringLiteral("provider_unavailable"));
+        QCOMPARE(str(r.object(), "code"), QStringLiteral("cli_unavailable"));
+        QVERIFY2(str(r.object(), "error").contains(QStringLiteral("--codex-bin")),
+                 r.body.constData());
         QCOMPARE(str(rig.agent(id), "status"), QStringLiteral("error"));
         QCOMPARE(rig.mock.requestCount(), 0);
     }

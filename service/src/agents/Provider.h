@@ -56,6 +56,7 @@ public:
     ProviderRegistry() = default;
     ~ProviderRegistry() = default;
 
+    // Registers `provider`; one of the same name is replaced.
     void add(std::unique_ptr<Provider> provider);
     // nullptr when no provider of that name is registered (the agent cannot run here).
     const Provider *find(const QString &name) const;
