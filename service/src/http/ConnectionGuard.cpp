@@ -18,22 +18,6 @@ namespace {
 
 constexpr int kLingerMs = 2000;
 
-// Lives as long as the socket it is a child of; holds one unit of the open-connection count.
-class OpenCount final : public QObject {
-public:
-    OpenCount(QObject *socket, std::shared_ptr<int> count)
-        : QObject(socket)
-        , m_count(std::move(count)) {
-        ++*m_count;
-    }
-    ~OpenCount() override { --*m_count; }
-    Q_DISABLE_COPY_MOVE(OpenCount)
-
-private:
-    std::shared_ptr<int> m_count;
-};
-// At the connection limit, a connection silent this long may be closed for a new one.
-constexpr qint64 kEvictSilentAfterMs = 2000;
 constexpr int kMaxChunkLine = 256;
 constexpr int kMaxTrailerBytes = 8 * 1024;
 
@@ -552,65 +536,6 @@ void ConnectionGuard::reject(QTcpSocket *socket, const Rejection &r) {
     socket->flush();
     halfClose();
     QTimer::singleShot(kLingerMs, socket, [socket] { socket->abort(); });
-}
-
-GuardedTcpServer::GuardedTcpServer(const HttpLimits &limits,
-                                   std::shared_ptr<const RequestPolicy> policy,
-                                   UpgradeVerifier verifier, UpgradeAcceptor acceptor,
-                                   QObject *parent)
-    : QTcpServer(parent)
-    , m_limits(limits)
-    , m_policy(std::move(policy))
-    , m_verifier(std::move(verifier))
-    , m_acceptor(std::move(acceptor)) {
-    setListenBacklogSize(256);
-}
-
-void GuardedTcpServer::incomingConnection(qintptr descriptor) {
-    auto *socket = new QTcpSocket(this);
-    if (!socket->setSocketDescriptor(descriptor)) {
-        delete socket;
-        return;
-    }
-    // Counted out on the socket's destruction: a WebSocket takes the socket over and outlives the
-    // HTTP connection, and it still holds a descriptor. Through a child object, not a `destroyed`
-    // connection: Qt 6.4's WebSocket upgrade disconnects every signal of the socket, `destroyed`
-    // included, and the count then only grew until the limit refused everyone.
-    new OpenCount(socket, m_open);
-    bool evicted = false;
-    while (*m_open > m_limits.maxConnections && !evicted && !m_silent.isEmpty()) {
-        const QPointer<ConnectionGuard> &oldest = m_silent.constFirst();
-        if (oldest && oldest->isSilent()) {
-            if (oldest->ageMs() < kEvictSilentAfterMs)
-                break;       // every later one is younger still
-            oldest->evict(); // m_open drops when its socket is deleted, a moment later
-            evicted = true;
-        }
-        m_silent.removeFirst();
-    }
-    if (*m_open > m_limits.maxConnections && !evicted) {
-        qCWarning(lcHttp) << "refusing connection: limit of" << m_limits.maxConnections
-                          << "reached";
-        ConnectionGuard::reject(
-            socket,
-            Rejection{503, wire::code::Internal, QStringLiteral("too many open connections"), {}});
-        connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
-        return;
-    }
-    // No Nagle: WebSocket events are small writes in quick succession, and Nagle holds each one
-    // back until the previous is acknowledged, which the client's delayed ACK can stretch to
-    // 40 ms (seen as the streaming benchmark's tail latency); a large HTTP body written after
-    // its head would wait the same way.
-    socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    // The whole request is buffered by Qt before dispatch; the guard keeps it within limits, and
-    // this caps what a single read can pull in regardless.
-    socket->setReadBufferSize(m_limits.maxHeaderBytes + m_limits.maxBodyBytes + 64 * 1024);
-    auto *guard = new ConnectionGuard(socket, m_limits, m_policy, m_verifier, m_acceptor,
-                                      [this](QTcpSocket *s) { addPendingConnection(s); });
-    if (m_silent.size() >= 2 * m_limits.maxConnections) {
-        m_silent.removeIf([](const QPointer<ConnectionGuard> &g) { return !g || !g->isSilent(); });
-    }
-    m_silent.append(guard);
 }
 
 } // namespace flotilla
