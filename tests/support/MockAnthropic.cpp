@@ -1,4 +1,5 @@
 #include "support/MockAnthropic.h"
+#include "support/MockHttp.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -208,66 +209,20 @@ private:
     void readRequests() {
         m_buffer += m_socket->readAll();
         while (!m_busy && !m_closeAfter) {
-            const qsizetype headEnd = m_buffer.indexOf("\r\n\r\n");
-            if (headEnd < 0) {
-                if (m_buffer.size() > 1024 * 1024)
-                    m_socket->abort();
+            MockHttpRequest http;
+            const HttpTake took = takeHttpRequest(&m_buffer, &http);
+            if (took == HttpTake::TooLarge)
+                m_socket->abort();
+            if (took != HttpTake::Taken)
                 return;
-            }
-            const QList<QByteArray> lines = m_buffer.left(headEnd).split('\n');
-            const QList<QByteArray> requestLine = lines.value(0).trimmed().split(' ');
+            m_closeAfter = http.closeAfter();
             Request req;
-            req.method = requestLine.value(0);
-            req.target = requestLine.value(1);
-            for (qsizetype i = 1; i < lines.size(); ++i) {
-                const qsizetype colon = lines.at(i).indexOf(':');
-                if (colon > 0)
-                    req.headers.insert(lines.at(i).left(colon).trimmed().toLower(),
-                                       lines.at(i).mid(colon + 1).trimmed());
-            }
-            qsizetype consumed = headEnd + 4;
-            if (req.headers.value("transfer-encoding").toLower().contains("chunked")) {
-                if (!readChunkedBody(&req.body, &consumed))
-                    return;
-            } else {
-                const qsizetype length = req.headers.value("content-length").toLongLong();
-                if (m_buffer.size() < consumed + length)
-                    return;
-                req.body = m_buffer.mid(consumed, length);
-                consumed += length;
-            }
-            m_buffer.remove(0, consumed);
-            const QByteArray connection = req.headers.value("connection").toLower();
-            m_closeAfter = connection == "close" ||
-                           (requestLine.value(2) == "HTTP/1.0" && connection != "keep-alive");
+            req.method = http.method;
+            req.target = http.target;
+            req.headers = http.headers;
+            req.body = http.body;
             req.json = QJsonDocument::fromJson(req.body).object();
             m_mock->handle(this, std::move(req));
-        }
-    }
-
-    bool readChunkedBody(QByteArray *body, qsizetype *pos) const {
-        qsizetype p = *pos;
-        for (;;) {
-            const qsizetype eol = m_buffer.indexOf("\r\n", p);
-            if (eol < 0)
-                return false;
-            bool ok = false;
-            const qsizetype size =
-                m_buffer.mid(p, eol - p).split(';').value(0).trimmed().toLongLong(&ok, 16);
-            if (!ok)
-                return false;
-            p = eol + 2;
-            if (size == 0) {
-                const qsizetype end = m_buffer.indexOf("\r\n", p); // no trailers expected
-                if (end < 0)
-                    return false;
-                *pos = end + 2;
-                return true;
-            }
-            if (m_buffer.size() < p + size + 2)
-                return false;
-            body->append(m_buffer.mid(p, size));
-            p += size + 2;
         }
     }
 
