@@ -36,7 +36,10 @@ public:
         m_running = true;
     }
     void sendUserMessage(const QString &text) override { messages << text; }
-    void interruptTurn() override { stop(); }
+    bool interruptTurn() override {
+        stop();
+        return false;
+    }
     // Stays until the test (or the service's shutdown) ends it, so what it was told can be read.
     void stop(int graceMs = 2000) override {
         Q_UNUSED(graceMs)

@@ -4,6 +4,7 @@
 // executions are tool chunks, `ask` agents' approvals are the same permission_request flow,
 // stop interrupts the turn, and a restarted service resumes the thread.
 
+#include "agents/AgentRuntime.h"
 #include "support/AgentRig.h"
 #include "support/MockOpenAI.h"
 
@@ -299,6 +300,43 @@ private Q_SLOTS:
         QFile report(m_rig->cwd + QStringLiteral("/report.txt"));
         QVERIFY(report.open(QIODevice::ReadOnly));
         QCOMPARE(report.readAll(), QByteArray("200"));
+    }
+
+    // Stop on a Codex agent is a turn/interrupt: the turn ends for clients at once ("[stopped]"),
+    // the app-server process stays (the next message has no start-up), and the interrupted
+    // turn's own end is not a second final chunk.
+    void stopKeepsTheWarmProcess() {
+        QVERIFY(start());
+        m_openai->queueText(QStringLiteral("warm"));
+        QCOMPARE(m_rig->send(QStringLiteral("warm up"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(1, 60000, m_id));
+        const qint64 pid = m_rig->svc->app().runtime().processId(m_id);
+        QVERIFY(pid > 0);
+
+        m_openai->queueHang();
+        QCOMPARE(m_rig->send(QStringLiteral("think forever"), m_id).status, 200);
+        QTRY_VERIFY_WITH_TIMEOUT(m_openai->requestCount() >= 2, 30000);
+        QCOMPARE(m_rig
+                     ->post(QStringLiteral("/api/agents/bulk/stop"),
+                            {{QStringLiteral("agentIds"), QJsonArray{m_id}}})
+                     .status,
+                 200);
+        QVERIFY(m_rig->waitTurns(2, 10000, m_id));
+        QCOMPARE(str(m_rig->chunks(m_id).constLast(), "text"), QStringLiteral("[stopped]"));
+        QCOMPARE(str(m_rig->agent(m_id), "status"), QStringLiteral("stopped"));
+        // A message sent right away waits for the interrupted turn's end, then runs in the
+        // same process.
+        m_openai->queueText(QStringLiteral("still here"));
+        QCOMPARE(m_rig->send(QStringLiteral("again"), m_id).status, 200);
+        QVERIFY(m_rig->waitTurns(3, 60000, m_id));
+        QVERIFY(m_rig->streamedText(m_id).contains(QStringLiteral("still here")));
+        QCOMPARE(m_rig->svc->app().runtime().processId(m_id), pid);
+        QVERIFY(m_rig->agent(m_id).value(QLatin1String("isProcessRunning")).toBool());
+        QVERIFY(m_rig->waitStatus(QStringLiteral("idle"), 10000, m_id));
+        int finals = 0;
+        for (const QJsonObject &c : m_rig->chunks(m_id))
+            finals += c.value(QLatin1String("isStreaming")).toBool() ? 0 : 1;
+        QCOMPARE(finals, 3);
     }
 
     // A model the API refuses (a 400, as for an unknown model) fails the turn with the API's

@@ -40,9 +40,11 @@ public:
     // Starts a turn with the user's message. The runtime sends one at a time: the next only
     // after a TurnEnded event.
     virtual void sendUserMessage(const QString &text) = 0;
-    // Ends the current turn. A CLI without an interrupt verb ends the whole process (Claude's
-    // stream-json mode), so finished() may follow.
-    virtual void interruptTurn() = 0;
+    // Ends the current turn. True: the process stays and the turn ends with a TurnEnded event
+    // (Codex's turn/interrupt), so the next message needs no start-up. False: the CLI has no
+    // interrupt verb (Claude's stream-json mode) or nothing to interrupt yet, so the whole
+    // process was ended and finished() follows.
+    virtual bool interruptTurn() = 0;
     // SIGTERM to the group, SIGKILL after `graceMs`. finished() follows.
     virtual void stop(int graceMs = 2000) = 0;
     virtual bool isRunning() const = 0;

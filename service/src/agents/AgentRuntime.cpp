@@ -1,6 +1,7 @@
 #include "agents/AgentRuntime.h"
 
 #include "agents/AgentProcess.h"
+#include "agents/AgentSession.h"
 #include "agents/Provider.h"
 #include "agents/RuntimeUpdate.h"
 #include "base/Logging.h"
@@ -26,6 +27,8 @@ qint64 nowMs() {
     return QDateTime::currentMSecsSinceEpoch();
 }
 constexpr qint64 kRestartWindowMs = 60'000;
+// How long an interrupted turn may take to end before its process is ended instead.
+constexpr int kInterruptGraceMs = 5'000;
 
 // "exited unexpectedly (exit code 3)" or "was killed by signal 9 (SIGKILL)": a signal says
 // someone or something (OOM killer, a user's kill) ended it, an exit code that the CLI gave up.
@@ -45,27 +48,6 @@ QString noRuntimeFor(const QString &provider) {
         .arg(provider);
 }
 } // namespace
-
-struct AgentRuntime::Session {
-    AgentProcess *process = nullptr;
-    QString cliName; // the running process's provider, as messages name it ("Claude Code")
-    QStringList queue;
-    bool turnActive = false;
-    bool respawnBeforeNextTurn = false; // prompt or model changed while the process ran
-    bool exiting = false; // asked to exit (stop, clear, respawn): the queue waits for finished()
-    bool compacting = false;
-    QString promptInUse;
-    QString modelInUse;
-    QString pendingText;
-    QTimer flushTimer;
-    QHash<QString, QString> toolNames; // tool_use id -> tool name, to label results
-    QList<qint64> crashRestarts;       // times of automatic restarts after a crash
-    bool crashed = false;
-    QByteArray token; // the running process's own credential (AgentTokens), revoked at its end
-    // The running process's unanswered permission requests: the runtime's key -> the process's
-    // own request id (a CLI's ids restart with each process; the keys never repeat).
-    QHash<QString, QString> openPermissions;
-};
 
 AgentRuntime::AgentRuntime(RuntimeConfig config, const ProviderRegistry &providers,
                            AgentRegistry &agents, SystemPromptStore &prompt, ToolHistory &tools,
@@ -94,6 +76,10 @@ AgentRuntime::Session &AgentRuntime::session(const QString &agentId) {
         slot = std::make_shared<Session>();
         slot->flushTimer.setSingleShot(true);
         connect(&slot->flushTimer, &QTimer::timeout, this, [this, agentId] { flushText(agentId); });
+        slot->interruptTimer.setSingleShot(true);
+        slot->interruptTimer.setInterval(kInterruptGraceMs);
+        connect(&slot->interruptTimer, &QTimer::timeout, this,
+                [this, agentId] { onInterruptTimeout(agentId); });
     }
     return *slot;
 }
@@ -117,7 +103,7 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
         return refuse(agentId, Error{ErrorKind::Unavailable, c::CliUnavailable, why});
     Session &s = session(agentId);
     s.queue.append(text);
-    if (s.turnActive || s.exiting)
+    if (s.turnActive || s.exiting || s.interrupting)
         return int(s.queue.size());
     startNextTurn(agentId);
     return 0;
@@ -130,7 +116,7 @@ Error AgentRuntime::refuse(const QString &agentId, Error error) {
 
 void AgentRuntime::startNextTurn(const QString &agentId) {
     Session &s = session(agentId);
-    if (s.queue.isEmpty() || s.turnActive || s.exiting)
+    if (s.queue.isEmpty() || s.turnActive || s.exiting || s.interrupting)
         return;
     if (s.process && s.respawnBeforeNextTurn) {
         // New prompt or model: end this process at a turn boundary, resume in a fresh one.
@@ -239,8 +225,18 @@ void AgentRuntime::connectProcess(const QString &agentId, Session &s, const QStr
 }
 
 void AgentRuntime::onEvent(const QString &agentId, const AgentEvent &e) {
+    Session &s = session(agentId);
+    if (s.interrupting) {
+        // The rest of a turn the user stopped: it already ended for clients ("[stopped]").
+        if (e.kind == Kind::TurnEnded) {
+            s.interrupting = false;
+            s.interruptTimer.stop();
+            startNextTurn(agentId);
+        }
+        return;
+    }
     // Output first, in the order the CLI produced it; then the agent's state, in one update.
-    emitEventOutput(agentId, session(agentId), e);
+    emitEventOutput(agentId, s, e);
     // Looked up after the output went out: its receivers may have changed the registry.
     const Agent *agent = m_agents.find(agentId);
     if (!agent)
@@ -342,6 +338,8 @@ void AgentRuntime::onFinished(const QString &agentId, int exitCode, int signal, 
         s.process = nullptr;
     }
     s.openPermissions.clear();
+    s.interrupting = false;
+    s.interruptTimer.stop();
     m_tokens.revoke(s.token);
     s.token.clear();
     apply(agentId, RuntimeUpdate().processEnded());
@@ -413,71 +411,6 @@ void AgentRuntime::emitChunk(const QString &agentId, OutputChunk chunk) {
     chunk.agentId = agentId;
     chunk.timestamp = nowMs();
     Q_EMIT output(chunk);
-}
-
-Status AgentRuntime::stop(const QString &agentId) {
-    if (!m_agents.find(agentId))
-        return Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(agentId));
-    Session &s = session(agentId);
-    s.queue.clear();
-    flushText(agentId);
-    if (s.turnActive) {
-        s.turnActive = false;
-        OutputChunk last;
-        last.isStreaming = false;
-        last.text = QStringLiteral("[stopped]");
-        emitChunk(agentId, last);
-    }
-    if (s.process) {
-        s.exiting = true;
-        s.process->stop();
-    }
-    Q_EMIT stopped(agentId);
-    apply(agentId, RuntimeUpdate().stopped());
-    return std::nullopt;
-}
-
-Status AgentRuntime::clearContext(const QString &agentId) {
-    if (!m_agents.find(agentId))
-        return Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(agentId));
-    Session &s = session(agentId);
-    const bool wasWorking = s.turnActive;
-    if (Status e = stop(agentId))
-        return e;
-    apply(agentId, RuntimeUpdate().contextCleared(wasWorking));
-    return m_agents.flush();
-}
-
-Status AgentRuntime::changeModel(const QString &agentId, const QString &provider,
-                                 const QString &model) {
-    if (!m_agents.find(agentId))
-        return Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(agentId));
-    m_agents.updateRuntime(agentId, [&](Agent &a) {
-        a.provider = provider;
-        a.model = model;
-    });
-    Session &s = session(agentId);
-    if (s.process && s.modelInUse != model)
-        s.respawnBeforeNextTurn = true; // takes effect on the next turn, same session
-    return m_agents.flush();
-}
-
-void AgentRuntime::answerPermission(const QString &agentId, const QString &requestId, bool granted,
-                                    const QString &reason) {
-    const auto it = m_sessions.constFind(agentId);
-    if (it == m_sessions.constEnd() || !(*it)->process)
-        return;
-    Session &s = **it;
-    if (!s.openPermissions.contains(requestId))
-        return; // the process that asked is gone: its request went with it
-    s.process->answerPermission(s.openPermissions.take(requestId), granted, reason);
-}
-
-void AgentRuntime::onPromptChanged(const QString &prompt) {
-    for (const auto &s : std::as_const(m_sessions)) {
-        if (s->process && s->promptInUse != prompt)
-            s->respawnBeforeNextTurn = true;
-    }
 }
 
 void AgentRuntime::endProcess(Session &s) {

@@ -91,7 +91,11 @@ Q_SIGNALS:
 private:
     struct Session;
 
+    enum class KeepProcess { IfItCanInterrupt, No };
+
     Session &session(const QString &agentId);
+    Status stopAgent(const QString &agentId, KeepProcess keep);
+    void onInterruptTimeout(const QString &agentId);
     Error refuse(const QString &agentId, Error error);
     void startNextTurn(const QString &agentId);
     bool spawn(const QString &agentId, Session &s, RuntimeUpdate &update);

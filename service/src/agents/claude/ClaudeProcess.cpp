@@ -28,10 +28,11 @@ void ClaudeProcess::sendUserMessage(const QString &text) {
     m_lines->write(claudeUserMessage(text));
 }
 
-void ClaudeProcess::interruptTurn() {
+bool ClaudeProcess::interruptTurn() {
     // stream-json input has no interrupt message that flotillad uses: the turn ends with the
     // process, and the next message resumes the session in a new one.
     stop();
+    return false;
 }
 
 void ClaudeProcess::stop(int graceMs) {

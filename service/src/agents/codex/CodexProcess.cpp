@@ -97,13 +97,15 @@ void CodexProcess::failTurn(const QString &why) {
     Q_EMIT agentEvent(e);
 }
 
-void CodexProcess::interruptTurn() {
+bool CodexProcess::interruptTurn() {
+    m_waiting.clear(); // a message still waiting for the handshake is part of the stopped turn
     if (m_threadId.isEmpty() || m_turnId.isEmpty()) {
         stop(); // nothing to interrupt yet: end the process, the next message resumes
-        return;
+        return false;
     }
     send(QStringLiteral("turn/interrupt"),
          {{QStringLiteral("threadId"), m_threadId}, {QStringLiteral("turnId"), m_turnId}});
+    return true;
 }
 
 void CodexProcess::stop(int graceMs) {
@@ -151,6 +153,8 @@ void CodexProcess::onLine(const QByteArray &line) {
                            .toObject()
                            .value(QLatin1String("id"))
                            .toString();
+        else if (m.method == QLatin1String("turn/completed"))
+            m_turnId.clear(); // nothing left to interrupt
         for (const AgentEvent &e : codex::eventsOf(m.method, m.params, &m_turn))
             Q_EMIT agentEvent(e);
         return;

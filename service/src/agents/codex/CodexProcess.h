@@ -26,7 +26,7 @@ public:
 
     void start(const AgentLaunch &launch) override;
     void sendUserMessage(const QString &text) override;
-    void interruptTurn() override;
+    bool interruptTurn() override;
     void stop(int graceMs = 2000) override;
     bool isRunning() const override;
     qint64 pid() const override;

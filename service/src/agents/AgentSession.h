@@ -1,0 +1,41 @@
+#pragma once
+// What AgentRuntime keeps per agent while it runs (private to the runtime's own files: the
+// turn loop in AgentRuntime.cpp and the control verbs in AgentControl.cpp).
+
+#include "agents/AgentProcess.h"
+#include "agents/AgentRuntime.h"
+
+#include <QHash>
+#include <QList>
+#include <QStringList>
+#include <QTimer>
+
+namespace flotilla {
+
+struct AgentRuntime::Session {
+    AgentProcess *process = nullptr;
+    QString cliName; // the running process's provider, as messages name it ("Claude Code")
+    QStringList queue;
+    bool turnActive = false;
+    bool respawnBeforeNextTurn = false; // prompt or model changed while the process ran
+    bool exiting = false; // asked to exit (stop, clear, respawn): the queue waits for finished()
+    // A stopped turn the process is still ending (Codex's turn/interrupt): its remaining events
+    // are dropped, the queue waits for its TurnEnded, and interruptTimer ends the process if
+    // that never comes.
+    bool interrupting = false;
+    QTimer interruptTimer;
+    bool compacting = false;
+    QString promptInUse;
+    QString modelInUse;
+    QString pendingText;
+    QTimer flushTimer;
+    QHash<QString, QString> toolNames; // tool_use id -> tool name, to label results
+    QList<qint64> crashRestarts;       // times of automatic restarts after a crash
+    bool crashed = false;
+    QByteArray token; // the running process's own credential (AgentTokens), revoked at its end
+    // The running process's unanswered permission requests: the runtime's key -> the process's
+    // own request id (a CLI's ids restart with each process; the keys never repeat).
+    QHash<QString, QString> openPermissions;
+};
+
+} // namespace flotilla
