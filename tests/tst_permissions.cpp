@@ -1,5 +1,8 @@
-// Issue 4, permissions, end to end: the real CLI's hooks reach the service, become
-// permission_request events, and the WebSocket answer decides whether the tool runs.
+// Issue 4, permissions, end to end: the real CLI asks (Claude through its hooks, Codex through
+// its approval requests), the service makes it a permission_request event, and the WebSocket
+// answer decides whether the tool runs. Each flow runs for both providers, with a shell command
+// (`touch`) as the tool: Codex in ask mode (approvalPolicy untrusted) asks only for commands it
+// does not consider safe, and `touch` is one; Claude asks for it as for any writing Bash command.
 
 #include "support/AgentRig.h"
 
@@ -24,15 +27,14 @@ QJsonObject answer(const QString &agentId, const QString &id, bool granted) {
                                                            {QStringLiteral("granted"), granted}});
 }
 
-// Queues a Write of `path` and sends a message; returns the permission_request payload.
-QJsonObject requestWrite(AgentRig &rig, const QString &path) {
-    rig.mock.queueToolUse(
-        QStringLiteral("Write"),
-        {{QStringLiteral("file_path"), path}, {QStringLiteral("content"), QStringLiteral("x")}});
-    rig.mock.queueText(QStringLiteral("done"));
-    if (rig.send(QStringLiteral("write the file")).status != 200)
+// Queues a `touch <file>` in the agent's cwd and sends a message; returns the
+// permission_request payload (empty if none came).
+QJsonObject requestTouch(AgentRig &rig, const QString &file) {
+    rig.model().queueCommand(QStringLiteral("touch ") + file);
+    rig.model().queueText(QStringLiteral("done"));
+    if (rig.send(QStringLiteral("make the file")).status != 200)
         return {};
-    if (!rig.ws->waitFor(QStringLiteral("permission_request"), 1, 30000))
+    if (!rig.ws->waitFor(QStringLiteral("permission_request"), 1, 60000))
         return {};
     return rig.ws->last(QStringLiteral("permission_request"))
         .value(QStringLiteral("payload"))
@@ -44,29 +46,43 @@ class TestPermissions final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void answerDecides_data() {
+        QTest::addColumn<QString>("provider");
         QTest::addColumn<bool>("granted");
         QTest::addColumn<bool>("peerSpelling");
-        QTest::newRow("granted") << true << false;
-        QTest::newRow("denied") << false << false;
-        QTest::newRow("peer approved") << true << true;
-        QTest::newRow("peer refused") << false << true;
+        for (const QString &p : agentProviders()) {
+            QTest::addRow("%s granted", qPrintable(p)) << p << true << false;
+            QTest::addRow("%s denied", qPrintable(p)) << p << false << false;
+            QTest::addRow("%s peer approved", qPrintable(p)) << p << true << true;
+            QTest::addRow("%s peer refused", qPrintable(p)) << p << false << true;
+        }
     }
     void answerDecides() {
+        QFETCH(QString, provider);
         QFETCH(bool, granted);
         QFETCH(bool, peerSpelling);
-        AgentRig rig;
+        AgentRig rig(provider);
         QVERIFY(rig.start());
         QCOMPARE(str(rig.agent(), "permissionMode"), QStringLiteral("ask"));
         const QString path = rig.cwd + QStringLiteral("/made.txt");
-        const QJsonObject req = requestWrite(rig, path);
+        const QJsonObject req = requestTouch(rig, QStringLiteral("made.txt"));
         QVERIFY(!req.isEmpty());
         const QString id = str(req, "id");
         QVERIFY(!id.isEmpty());
         QCOMPARE(str(req, "agentId"), rig.agentId);
         QCOMPARE(str(req, "agentName"), QStringLiteral("agent-1"));
-        QCOMPARE(str(req, "tool"), QStringLiteral("Write"));
-        QCOMPARE(str(req.value(QStringLiteral("toolInput")).toObject(), "file_path"), path);
-        QVERIFY(!str(req, "toolUseId").isEmpty());
+        QCOMPARE(str(req, "tool"), rig.model().commandTool());
+        const QJsonObject input = req.value(QStringLiteral("toolInput")).toObject();
+        if (rig.isCodex()) {
+            // Codex names the command as it will run it, and its approval request carries no
+            // tool-use id: the command execution's item id is in the input instead.
+            QVERIFY2(str(input, "command").contains(QStringLiteral("touch made.txt")),
+                     qPrintable(str(input, "command")));
+            QVERIFY(!str(input, "itemId").isEmpty());
+            QVERIFY(req.value(QStringLiteral("toolUseId")).isNull());
+        } else {
+            QCOMPARE(str(input, "command"), QStringLiteral("touch made.txt"));
+            QVERIFY(!str(req, "toolUseId").isEmpty());
+        }
         QVERIFY(req.value(QStringLiteral("timestamp")).toInteger() > 0);
         QVERIFY(rig.waitStatus(QStringLiteral("waiting_permission")));
         QVERIFY(!QFile::exists(path));
@@ -89,11 +105,13 @@ private Q_SLOTS:
         QCOMPARE(QFile::exists(path), granted);
     }
 
+    void pendingIsReplayedToLateClients_data() { addProviderRows(); }
     void pendingIsReplayedToLateClients() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
         const QString path = rig.cwd + QStringLiteral("/late.txt");
-        const QJsonObject req = requestWrite(rig, path);
+        const QJsonObject req = requestTouch(rig, QStringLiteral("late.txt"));
         QVERIFY(!req.isEmpty());
         QCOMPARE(str(rig.agent(), "status"), QStringLiteral("waiting_permission"));
 
@@ -118,11 +136,13 @@ private Q_SLOTS:
         QCOMPARE(after.countOf(QStringLiteral("permission_request")), 0);
     }
 
+    void stopDeniesPending_data() { addProviderRows(); }
     void stopDeniesPending() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
         const QString path = rig.cwd + QStringLiteral("/stopped.txt");
-        const QJsonObject req = requestWrite(rig, path);
+        const QJsonObject req = requestTouch(rig, QStringLiteral("stopped.txt"));
         QVERIFY(!req.isEmpty());
         rig.ws->sendJson(
             message(QStringLiteral("stop_agent"), {{QStringLiteral("agentId"), rig.agentId}}));
@@ -137,11 +157,13 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(path));
     }
 
+    void deleteDeniesPending_data() { addProviderRows(); }
     void deleteDeniesPending() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
         const QString path = rig.cwd + QStringLiteral("/deleted.txt");
-        const QJsonObject req = requestWrite(rig, path);
+        const QJsonObject req = requestTouch(rig, QStringLiteral("deleted.txt"));
         QVERIFY(!req.isEmpty());
         QCOMPARE(rig.http.del(rig.svc->url(QStringLiteral("/api/agents/") + rig.agentId)).status,
                  204);
@@ -159,7 +181,7 @@ private Q_SLOTS:
     }
 
     // With auth on, the hook authenticates with the agent's FLOTILLA_TOKEN; the grant goes
-    // through and the tool runs.
+    // through and the tool runs. Claude only: Codex asks over its own stdio, with no hook.
     void hookAuthenticatesWithTheToken() {
         AgentRig rig([](ServerConfig &c) { c.authToken = "perm-token-5174"; });
         QVERIFY(rig.start());
@@ -172,7 +194,7 @@ private Q_SLOTS:
                      .status,
                  401);
         const QString path = rig.cwd + QStringLiteral("/authed.txt");
-        const QJsonObject req = requestWrite(rig, path);
+        const QJsonObject req = requestTouch(rig, QStringLiteral("authed.txt"));
         QVERIFY(!req.isEmpty());
         rig.ws->sendJson(answer(rig.agentId, str(req, "id"), true));
         QVERIFY(rig.ws->waitFor(QStringLiteral("permission_resolved")));
@@ -180,11 +202,13 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(path));
     }
 
+    void unansweredIsDenied_data() { addProviderRows(); }
     void unansweredIsDenied() {
-        AgentRig rig([](ServerConfig &c) { c.permissionTimeoutMs = 1500; });
+        QFETCH(QString, provider);
+        AgentRig rig(provider, [](ServerConfig &c) { c.permissionTimeoutMs = 1500; });
         QVERIFY(rig.start());
         const QString path = rig.cwd + QStringLiteral("/late.txt");
-        const QJsonObject req = requestWrite(rig, path);
+        const QJsonObject req = requestTouch(rig, QStringLiteral("late.txt"));
         QVERIFY(!req.isEmpty());
         QVERIFY(rig.ws->waitFor(QStringLiteral("permission_resolved"), 1, 10000));
         const QJsonObject resolved = rig.ws->last(QStringLiteral("permission_resolved"))
@@ -197,6 +221,7 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(path));
     }
 
+    // The answer's validation: no CLI is involved, so one provider is enough.
     void badResponsesGetErrors_data() {
         QTest::addColumn<QJsonObject>("payload");
         QTest::addColumn<QString>("code");
@@ -230,30 +255,24 @@ private Q_SLOTS:
             code);
     }
 
+    void autoModeAllowsWithoutAsking_data() { addProviderRows(); }
     void autoModeAllowsWithoutAsking() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        const HttpResponse bad =
-            rig.post(QStringLiteral("/api/agents"),
-                     {{QStringLiteral("name"), QStringLiteral("bad")},
-                      {QStringLiteral("cwd"), rig.cwd},
-                      {QStringLiteral("permissionMode"), QStringLiteral("yolo")}});
+        const HttpResponse bad = rig.createAgent(
+            QStringLiteral("bad"), {{QStringLiteral("permissionMode"), QStringLiteral("yolo")}});
         QCOMPARE(bad.status, 422);
-        const HttpResponse r =
-            rig.post(QStringLiteral("/api/agents"),
-                     {{QStringLiteral("name"), QStringLiteral("auto-1")},
-                      {QStringLiteral("cwd"), rig.cwd},
-                      {QStringLiteral("permissionMode"), QStringLiteral("auto")}});
+        const HttpResponse r = rig.createAgent(
+            QStringLiteral("auto-1"), {{QStringLiteral("permissionMode"), QStringLiteral("auto")}});
         QCOMPARE(r.status, 201);
         const QString autoId = str(r.object(), "id");
         QCOMPARE(str(r.object(), "permissionMode"), QStringLiteral("auto"));
         const QString path = rig.cwd + QStringLiteral("/auto.txt");
-        rig.mock.queueToolUse(QStringLiteral("Write"),
-                              {{QStringLiteral("file_path"), path},
-                               {QStringLiteral("content"), QStringLiteral("x")}});
-        rig.mock.queueText(QStringLiteral("done"));
-        QCOMPARE(rig.send(QStringLiteral("write it"), autoId).status, 200);
-        QVERIFY(rig.waitTurns(1, 30000, autoId));
+        rig.model().queueCommand(QStringLiteral("touch auto.txt"));
+        rig.model().queueText(QStringLiteral("done"));
+        QCOMPARE(rig.send(QStringLiteral("make it"), autoId).status, 200);
+        QVERIFY(rig.waitTurns(1, 60000, autoId));
         QVERIFY(QFile::exists(path));
         QCOMPARE(rig.ws->countOf(QStringLiteral("permission_request")), 0);
     }

@@ -13,12 +13,24 @@ QString payloadAgent(const QJsonObject &msg) {
 }
 } // namespace
 
+void addProviderRows() {
+    QTest::addColumn<QString>("provider");
+    for (const QString &p : agentProviders())
+        QTest::newRow(qPrintable(p)) << p;
+}
+
 AgentRig::AgentRig(const std::function<void(ServerConfig &)> &tweak)
+    : AgentRig(QStringLiteral("claude"), tweak) {
+}
+
+AgentRig::AgentRig(const QString &provider, const std::function<void(ServerConfig &)> &tweak)
     : m_tweak(tweak) {
+    Q_ASSERT(agentProviders().contains(provider));
+    m_model = provider == QLatin1String("codex") ? scriptedModel(openai) : scriptedModel(mock);
 }
 
 bool AgentRig::start() {
-    if (!mock.start())
+    if (!(isCodex() ? openai.start() : mock.start()))
         return false;
     svc = std::make_unique<TestService>([this](ServerConfig &c) {
         home = c.dataDir + QStringLiteral("/../home");
@@ -26,7 +38,13 @@ bool AgentRig::start() {
         home = QDir(home).canonicalPath();
         c.claudeBin = MockAnthropic::claudeBinary();
         c.claudeHome = home + QStringLiteral("/.claude");
-        c.agentEnvironment = mock.claudeEnvironment(home);
+        if (isCodex()) {
+            c.agentEnvironment = openai.codexEnvironment(home);
+            c.codexBin = MockOpenAI::codexBinary();
+            c.codexHome = home + QStringLiteral("/.codex");
+        } else {
+            c.agentEnvironment = mock.claudeEnvironment(home);
+        }
         if (m_tweak)
             m_tweak(c);
         token = c.authToken;
@@ -39,12 +57,20 @@ bool AgentRig::start() {
         return false;
     cwd = svc->workDir() + QStringLiteral("/project");
     QDir().mkpath(cwd);
-    const HttpResponse r =
-        http.post(svc->url(QStringLiteral("/api/agents")),
-                  QJsonObject{{QStringLiteral("name"), QStringLiteral("agent-1")},
-                              {QStringLiteral("cwd"), cwd}});
+    const HttpResponse r = createAgent(QStringLiteral("agent-1"));
     agentId = r.object().value(QStringLiteral("id")).toString();
     return r.status == 201;
+}
+
+HttpResponse AgentRig::createAgent(const QString &name, const QJsonObject &fields) {
+    QJsonObject body{{QStringLiteral("name"), name}, {QStringLiteral("cwd"), cwd}};
+    if (isCodex()) {
+        body.insert(QStringLiteral("provider"), QStringLiteral("codex"));
+        body.insert(QStringLiteral("model"), QStringLiteral("gpt-mock"));
+    }
+    for (auto it = fields.begin(); it != fields.end(); ++it)
+        body.insert(it.key(), it.value());
+    return http.post(svc->url(QStringLiteral("/api/agents")), body);
 }
 
 bool AgentRig::restartService() {

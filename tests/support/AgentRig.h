@@ -1,9 +1,13 @@
 #pragma once
-// Everything an agent test needs: the scripted model (MockAnthropic), the real service in-process
-// pointed at it with the pinned CLI, a REST client, a WebSocket client, and one agent.
+// Everything an agent test needs: the scripted model, the real service in-process pointed at it
+// with the pinned CLI, a REST client, a WebSocket client, and one agent. The agent is a Claude
+// one (MockAnthropic, `mock`) unless the rig is made for "codex" (MockOpenAI, `openai`, the
+// agent's model "gpt-mock"); model() scripts either.
 
 #include "support/HttpClient.h"
 #include "support/MockAnthropic.h"
+#include "support/MockOpenAI.h"
+#include "support/ScriptedModel.h"
 #include "support/TestService.h"
 #include "support/WsClient.h"
 
@@ -14,12 +18,30 @@
 
 namespace flotilla::test {
 
+// The agent providers a parameterised test runs for.
+inline const QStringList &agentProviders() {
+    static const QStringList providers{QStringLiteral("claude"), QStringLiteral("codex")};
+    return providers;
+}
+// QTest data: a QString column "provider" and one row per provider, named after it.
+void addProviderRows();
+
 class AgentRig final {
 public:
     explicit AgentRig(const std::function<void(ServerConfig &)> &tweak = {});
+    // provider "claude" or "codex"; `tweak` runs after the rig's own settings.
+    explicit AgentRig(const QString &provider,
+                      const std::function<void(ServerConfig &)> &tweak = {});
+    Q_DISABLE_COPY_MOVE(AgentRig)
 
     // Starts mock + service, opens the WebSocket, creates agent "agent-1" in a fresh cwd.
     bool start();
+    // Creates another agent of the rig's provider in cwd; `fields` add to (or override) the body.
+    HttpResponse createAgent(const QString &name, const QJsonObject &fields = {});
+    // The model the rig's agents talk to, whatever their provider.
+    ScriptedModel &model() { return *m_model; }
+    QString provider() const { return m_model->provider(); }
+    bool isCodex() const { return provider() == QLatin1String("codex"); }
     // Stops the service (its agent processes end) and starts it again on the same data dir.
     bool restartService();
 
@@ -37,7 +59,8 @@ public:
     bool waitStatus(const QString &status, int timeoutMs = 30000, const QString &agentId = {});
     QUrl wsUrl() const; // with ?token= when the tweak turned auth on
 
-    MockAnthropic mock;
+    MockAnthropic mock; // Claude rigs' model
+    MockOpenAI openai;  // Codex rigs' model
     std::unique_ptr<TestService> svc;
     HttpClient http;
     std::unique_ptr<WsClient> ws;
@@ -48,6 +71,7 @@ public:
 
 private:
     std::function<void(ServerConfig &)> m_tweak;
+    std::unique_ptr<ScriptedModel> m_model;
 };
 
 } // namespace flotilla::test

@@ -111,6 +111,7 @@ public:
     // Accepts the request and never answers (until the client goes away).
     void queueHang();
     int pendingTurns() const { return int(m_queue.size()); }
+    void clearQueue() { m_queue.clear(); }
 
     // Usage reported in response.completed of every answer from now on; total = input + output.
     void setUsage(int inputTokens, int outputTokens, int cachedTokens = 0);
