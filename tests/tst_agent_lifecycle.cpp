@@ -1,5 +1,7 @@
 // Agent process lifecycle end to end: stop, clear-context, model change, service restart and
 // resume, the global system prompt reaching a running agent, crashes, and no orphan processes.
+// Each runs for both providers (the `claude` CLI, and `codex app-server`); compaction is Claude's
+// alone.
 
 #include "agents/AgentRuntime.h"
 #include "support/AgentRig.h"
@@ -23,28 +25,28 @@ bool groupAlive(qint64 pgid) {
     return pgid > 0 && (::kill(pid_t(-pgid), 0) == 0 || errno != ESRCH);
 }
 
-QString messagesOf(const MockAnthropic &mock, int i) {
-    return QString::fromUtf8(
-        QJsonDocument(mock.request(i).value(QStringLiteral("messages")).toArray()).toJson());
-}
 } // namespace
 
 class TestAgentLifecycle final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void stopMidTurn_data() {
+        QTest::addColumn<QString>("provider");
         QTest::addColumn<bool>("viaWebSocket");
-        QTest::newRow("bulk/stop") << false;
-        QTest::newRow("ws stop_agent") << true;
+        for (const QString &p : agentProviders()) {
+            QTest::addRow("%s bulk/stop", qPrintable(p)) << p << false;
+            QTest::addRow("%s ws stop_agent", qPrintable(p)) << p << true;
+        }
     }
 
     void stopMidTurn() {
+        QFETCH(QString, provider);
         QFETCH(bool, viaWebSocket);
-        AgentRig rig;
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueHang();
+        rig.model().queueHang();
         QCOMPARE(rig.send(QStringLiteral("think forever")).status, 200);
-        QTRY_COMPARE_WITH_TIMEOUT(rig.mock.requestCount(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(rig.model().requestCount(), 1, 30000);
         const qint64 pgid = rig.svc->app().runtime().processId(rig.agentId);
         QVERIFY(groupAlive(pgid));
         if (viaWebSocket) {
@@ -64,23 +66,31 @@ private Q_SLOTS:
         QVERIFY(rig.waitTurns(1, 10000));
         QCOMPARE(str(rig.chunks().constLast(), "text"), QStringLiteral("[stopped]"));
         QVERIFY(rig.waitStatus(QStringLiteral("stopped")));
-        QTRY_VERIFY_WITH_TIMEOUT(!groupAlive(pgid), 10000);
-        QTRY_COMPARE(rig.agent().value(QStringLiteral("isProcessRunning")).toBool(), false);
+        // Claude's process ends. Codex's stop is a turn/interrupt and the app-server process
+        // stays warm (tst_codex_agents' stopKeepsTheWarmProcess asserts that).
+        if (!rig.isCodex()) {
+            QTRY_VERIFY_WITH_TIMEOUT(!groupAlive(pgid), 10000);
+            QTRY_COMPARE(rig.agent().value(QStringLiteral("isProcessRunning")).toBool(), false);
+        }
 
-        // The next message resumes the same session in a new process.
+        // The next message continues the same session (Claude: resumed in a new process).
         const QString session = str(rig.agent(), "sessionId");
-        rig.mock.clearQueue();
-        rig.mock.queueText(QStringLiteral("back again"));
+        rig.model().clearQueue();
+        rig.model().queueText(QStringLiteral("back again"));
         QCOMPARE(rig.send(QStringLiteral("are you there")).status, 200);
         QVERIFY(rig.waitTurns(2));
         QVERIFY(rig.waitStatus(QStringLiteral("idle")));
         QCOMPARE(str(rig.agent(), "sessionId"), session);
+        QVERIFY(rig.streamedText().endsWith(QStringLiteral("back again")));
+        QVERIFY(rig.model().lastUserTextOf(1).endsWith(QStringLiteral("are you there")));
     }
 
+    void clearContextStartsAFreshSession_data() { addProviderRows(); }
     void clearContextStartsAFreshSession() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueText(QStringLiteral("noted"));
+        rig.model().queueText(QStringLiteral("noted"));
         QCOMPARE(rig.send(QStringLiteral("remember the word PELICAN")).status, 200);
         QVERIFY(rig.waitTurns(1));
         const QString first = str(rig.agent(), "sessionId");
@@ -92,37 +102,42 @@ private Q_SLOTS:
         QVERIFY(rig.agent().value(QStringLiteral("sessionId")).isNull());
         QCOMPARE(rig.agent().value(QStringLiteral("contextUsed")).toInteger(), 0);
 
-        rig.mock.queueText(QStringLiteral("fresh start"));
+        rig.model().queueText(QStringLiteral("fresh start"));
         QCOMPARE(rig.send(QStringLiteral("what was the word?")).status, 200);
         QVERIFY(rig.waitTurns(2));
-        QVERIFY(!messagesOf(rig.mock, 1).contains(QStringLiteral("PELICAN")));
+        QVERIFY(rig.model().conversationOf(1).contains(QStringLiteral("what was the word?")));
+        QVERIFY(!rig.model().conversationOf(1).contains(QStringLiteral("PELICAN")));
+        QTRY_VERIFY(!str(rig.agent(), "sessionId").isEmpty());
         const QString second = str(rig.agent(), "sessionId");
         QVERIFY(!second.isEmpty());
         QVERIFY(second != first);
     }
 
+    void modelChangeAppliesOnNextTurnAndResumes_data() { addProviderRows(); }
     void modelChangeAppliesOnNextTurnAndResumes() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueText(QStringLiteral("one"));
+        rig.model().queueText(QStringLiteral("one"));
         QCOMPARE(rig.send(QStringLiteral("remember the word HERON")).status, 200);
         QVERIFY(rig.waitTurns(1));
         const QString session = str(rig.agent(), "sessionId");
-        const QString firstModel = str(rig.mock.request(0), "model");
+        const QString firstModel = rig.model().modelOf(0);
+        const QString newModel = rig.model().otherModel();
 
         QCOMPARE(rig.post(QStringLiteral("/api/agents/bulk/change-model"),
                           {{QStringLiteral("agentIds"), QJsonArray{rig.agentId}},
-                           {QStringLiteral("provider"), QStringLiteral("claude")},
-                           {QStringLiteral("model"), QStringLiteral("claude-haiku-4-5")}})
+                           {QStringLiteral("provider"), provider},
+                           {QStringLiteral("model"), newModel}})
                      .status,
                  200);
-        QCOMPARE(str(rig.agent(), "model"), QStringLiteral("claude-haiku-4-5"));
-        rig.mock.queueText(QStringLiteral("two"));
+        QCOMPARE(str(rig.agent(), "model"), newModel);
+        rig.model().queueText(QStringLiteral("two"));
         QCOMPARE(rig.send(QStringLiteral("and now?")).status, 200);
         QVERIFY(rig.waitTurns(2));
-        QCOMPARE(str(rig.mock.request(1), "model"), QStringLiteral("claude-haiku-4-5"));
-        QVERIFY(firstModel != QLatin1String("claude-haiku-4-5"));
-        QVERIFY(messagesOf(rig.mock, 1).contains(QStringLiteral("HERON"))); // same conversation
+        QCOMPARE(rig.model().modelOf(1), newModel);
+        QVERIFY(firstModel != newModel);
+        QVERIFY(rig.model().conversationOf(1).contains(QStringLiteral("HERON"))); // same one
         QCOMPARE(str(rig.agent(), "sessionId"), session);
 
         const HttpResponse bad = rig.post(QStringLiteral("/api/agents/bulk/change-model"),
@@ -136,10 +151,12 @@ private Q_SLOTS:
                  400);
     }
 
+    void serviceRestartResumesTheConversation_data() { addProviderRows(); }
     void serviceRestartResumesTheConversation() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueText(QStringLiteral("ok"));
+        rig.model().queueText(QStringLiteral("ok"));
         QCOMPARE(rig.send(QStringLiteral("remember the word OSPREY")).status, 200);
         QVERIFY(rig.waitTurns(1));
         const QString session = str(rig.agent(), "sessionId");
@@ -147,24 +164,30 @@ private Q_SLOTS:
         QVERIFY(groupAlive(pgid));
 
         QVERIFY(rig.restartService());
-        QVERIFY(!groupAlive(pgid)); // the old service took its agent process with it
+        // The old service took its agent process group with it (a Codex group's last member,
+        // orphaned by the kill, is reaped by init a moment later).
+        QTRY_VERIFY_WITH_TIMEOUT(!groupAlive(pgid), 10000);
         QCOMPARE(str(rig.agent(), "sessionId"), session);
         QCOMPARE(rig.agent().value(QStringLiteral("isProcessRunning")).toBool(), false);
 
-        rig.mock.queueText(QStringLiteral("OSPREY"));
+        rig.model().queueText(QStringLiteral("OSPREY"));
         QCOMPARE(rig.send(QStringLiteral("which word?")).status, 200);
         QVERIFY(rig.waitTurns(1));
-        QCOMPARE(rig.mock.requestCount(), 2);
-        QVERIFY(messagesOf(rig.mock, 1).contains(QStringLiteral("OSPREY")));
+        QCOMPARE(rig.model().requestCount(), 2);
+        QVERIFY(rig.model().conversationOf(1).contains(QStringLiteral("OSPREY")));
         QCOMPARE(str(rig.agent(), "sessionId"), session);
     }
 
     // The CLI can be killed before it writes its session file (or the file is removed): the next
     // message must not fail on "No conversation found"; it starts a new session and says so.
+    // Claude's file is <home>/.claude/projects/<cwd>/<session>.jsonl, Codex's rollout
+    // <home>/.codex/sessions/<date>/rollout-<time>-<thread>.jsonl.
+    void missingSessionFileStartsAFreshSession_data() { addProviderRows(); }
     void missingSessionFileStartsAFreshSession() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueText(QStringLiteral("ok"));
+        rig.model().queueText(QStringLiteral("ok"));
         QCOMPARE(rig.send(QStringLiteral("remember the word EGRET")).status, 200);
         QVERIFY(rig.waitTurns(1));
         const QString session = str(rig.agent(), "sessionId");
@@ -172,19 +195,19 @@ private Q_SLOTS:
 
         rig.svc->stop(); // the agent's process ends with the service
         int removed = 0;
-        QDirIterator files(rig.home, {session + QStringLiteral(".jsonl")},
+        QDirIterator files(rig.home, {QLatin1Char('*') + session + QStringLiteral(".jsonl")},
                            QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
         while (files.hasNext())
             removed += QFile::remove(files.next()) ? 1 : 0;
         QCOMPARE(removed, 1);
         QVERIFY(rig.restartService());
 
-        rig.mock.queueText(QStringLiteral("hello again"));
+        rig.model().queueText(QStringLiteral("hello again"));
         QCOMPARE(rig.send(QStringLiteral("which word?")).status, 200);
         QVERIFY(rig.waitTurns(1));
         QCOMPARE(str(rig.agent(), "status"), QStringLiteral("idle"));
-        QCOMPARE(rig.mock.requestCount(), 2);
-        QVERIFY(!messagesOf(rig.mock, 1).contains(QStringLiteral("EGRET")));
+        QCOMPARE(rig.model().requestCount(), 2);
+        QVERIFY(!rig.model().conversationOf(1).contains(QStringLiteral("EGRET")));
         QVERIFY(rig.streamedText().contains(QStringLiteral("was not found on disk")));
         QVERIFY(rig.streamedText().contains(QStringLiteral("hello again")));
         const QString fresh = str(rig.agent(), "sessionId");
@@ -192,13 +215,16 @@ private Q_SLOTS:
         QVERIFY(fresh != session);
     }
 
+    // Claude gets it appended to its system prompt, Codex as the thread's developer instructions.
+    void systemPromptReachesARunningAgent_data() { addProviderRows(); }
     void systemPromptReachesARunningAgent() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueText(QStringLiteral("first"));
+        rig.model().queueText(QStringLiteral("first"));
         QCOMPARE(rig.send(QStringLiteral("hello")).status, 200);
         QVERIFY(rig.waitTurns(1));
-        QVERIFY(!rig.mock.systemPromptOf(0).contains(QStringLiteral("FLOTILLA-MARK-7")));
+        QVERIFY(!rig.model().systemPromptOf(0).contains(QStringLiteral("FLOTILLA-MARK-7")));
         QVERIFY(rig.svc->app().runtime().isProcessRunning(rig.agentId));
 
         QCOMPARE(rig.post(QStringLiteral("/api/agents/system-settings/prompt"),
@@ -206,15 +232,23 @@ private Q_SLOTS:
                             QStringLiteral("FLOTILLA-MARK-7: answer briefly")}})
                      .status,
                  200);
-        rig.mock.queueText(QStringLiteral("second"));
+        rig.model().queueText(QStringLiteral("second"));
         QCOMPARE(rig.send(QStringLiteral("again")).status, 200);
         QVERIFY(rig.waitTurns(2));
-        QVERIFY(rig.mock.systemPromptOf(1).contains(QStringLiteral("FLOTILLA-MARK-7")));
-        QVERIFY(
-            messagesOf(rig.mock, 1).contains(QStringLiteral("hello"))); // resumed, not restarted
+        // Codex 0.169.0 takes developerInstructions on thread/start only: the service sends the
+        // new prompt with thread/resume from a new process, but the resumed thread keeps the
+        // developer messages it started with (a product gap, reported; the XPASS this gives once
+        // fixed is the reminder to drop this line).
+        QEXPECT_FAIL("codex", "a Codex thread keeps the prompt it started with", Continue);
+        QVERIFY2(rig.model().systemPromptOf(1).contains(QStringLiteral("FLOTILLA-MARK-7")),
+                 qPrintable(rig.model().systemPromptOf(1).right(1500)));
+        QVERIFY(rig.model().conversationOf(1).contains(
+            QStringLiteral("hello"))); // resumed, not restarted
     }
 
     // `/compact` makes the real CLI summarise the conversation: clients see it start and end.
+    // Claude only: `/compact` is a Claude Code command; a Codex agent sends it to the model as
+    // text (Codex compacts through thread/compact, which the service does not drive).
     void compactionIsBroadcast() {
         AgentRig rig;
         QVERIFY(rig.start());
@@ -234,35 +268,55 @@ private Q_SLOTS:
         QVERIFY(rig.mock.requestCount() >= 2); // the summary request(s) went to the model
     }
 
+    // The CLI's whole process group is killed mid-turn (as the OOM killer or a user would).
+    void crashIsReportedRestartedAndRateLimited_data() { addProviderRows(); }
     void crashIsReportedRestartedAndRateLimited() {
-        AgentRig rig([](ServerConfig &c) { c.maxRestartsPerMinute = 1; });
+        QFETCH(QString, provider);
+        AgentRig rig(provider, [](ServerConfig &c) { c.maxRestartsPerMinute = 1; });
         QVERIFY(rig.start());
+        // A finished turn first: a CLI killed during its first turn may not have written its
+        // session yet, and the restart then starts a new one (see missingSessionFileStarts...).
+        rig.model().queueText(QStringLiteral("noted"));
+        QCOMPARE(rig.send(QStringLiteral("remember the word KESTREL")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        const QString session = str(rig.agent(), "sessionId");
+        QVERIFY(!session.isEmpty());
         for (int round = 1; round <= 2; ++round) {
-            rig.mock.queueHang();
+            rig.model().queueHang();
             QCOMPARE(rig.send(QStringLiteral("round %1").arg(round)).status, 200);
-            QTRY_COMPARE_WITH_TIMEOUT(rig.mock.requestCount(), round, 30000);
-            const qint64 pid = rig.svc->app().runtime().processId(rig.agentId);
-            QVERIFY(pid > 0);
-            ::kill(pid_t(pid), SIGKILL);
-            QVERIFY(rig.waitTurns(round, 10000));
+            QTRY_COMPARE_WITH_TIMEOUT(rig.model().requestCount(), 1 + round, 30000);
+            // Round 2 runs in a restarted process, resuming: the conversation goes on.
+            QCOMPARE(str(rig.agent(), "sessionId"), session);
+            QVERIFY(
+                rig.model().lastUserTextOf(round).endsWith(QStringLiteral("round %1").arg(round)));
+            QVERIFY(rig.model().conversationOf(round).contains(QStringLiteral("KESTREL")));
+            const qint64 pgid = rig.svc->app().runtime().processId(rig.agentId);
+            QVERIFY(groupAlive(pgid));
+            ::kill(pid_t(-pgid), SIGKILL);
+            QVERIFY(rig.waitTurns(1 + round, 10000));
             QVERIFY(rig.waitStatus(QStringLiteral("error")));
-            QVERIFY2(str(rig.agent(), "lastError").contains(QStringLiteral("killed by signal 9")),
-                     qPrintable(str(rig.agent(), "lastError")));
+            const QString lastError = str(rig.agent(), "lastError");
+            QVERIFY2(lastError.startsWith(rig.model().cliName() + QLatin1Char(' ')) &&
+                         lastError.contains(QStringLiteral("killed by signal 9")),
+                     qPrintable(lastError));
+            QVERIFY(str(rig.chunks().constLast(), "text").startsWith(QStringLiteral("Error: ")));
         }
         // Round 2 was the one automatic restart this minute allows; a third process is refused.
         QCOMPARE(rig.send(QStringLiteral("round 3")).status, 200);
-        QVERIFY(rig.waitTurns(3, 10000));
+        QVERIFY(rig.waitTurns(4, 10000));
         QVERIFY2(str(rig.agent(), "lastError").contains(QStringLiteral("crashed")),
                  qPrintable(str(rig.agent(), "lastError")));
-        QCOMPARE(rig.mock.requestCount(), 2);
+        QCOMPARE(rig.model().requestCount(), 3);
     }
 
+    void deleteEndsTheProcessGroup_data() { addProviderRows(); }
     void deleteEndsTheProcessGroup() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueHang();
+        rig.model().queueHang();
         QCOMPARE(rig.send(QStringLiteral("busy")).status, 200);
-        QTRY_COMPARE_WITH_TIMEOUT(rig.mock.requestCount(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(rig.model().requestCount(), 1, 30000);
         const qint64 pgid = rig.svc->app().runtime().processId(rig.agentId);
         QVERIFY(groupAlive(pgid));
         QCOMPARE(rig.http.del(rig.svc->url(QStringLiteral("/api/agents/") + rig.agentId)).status,
