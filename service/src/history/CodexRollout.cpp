@@ -191,6 +191,31 @@ QString rolloutCwd(const QString &path) {
     return cwd;
 }
 
+// Thread id -> its rollout path, as found by a walk of sessions/ (bounded like the cwd cache).
+struct RolloutPaths {
+    QMutex mutex;
+    QHash<QString, QString> byThread;
+};
+
+RolloutPaths &rolloutPaths() {
+    static RolloutPaths paths;
+    return paths;
+}
+
+QString knownRollout(const QString &threadId) {
+    RolloutPaths &p = rolloutPaths();
+    QMutexLocker lock(&p.mutex);
+    return p.byThread.value(threadId);
+}
+
+void rememberRollout(const QString &threadId, const QString &path) {
+    RolloutPaths &p = rolloutPaths();
+    QMutexLocker lock(&p.mutex);
+    if (p.byThread.size() >= kMaxCachedMetas)
+        p.byThread.clear();
+    p.byThread.insert(threadId, path);
+}
+
 class CodexSessions final : public SessionSource {
 public:
     CodexSessions(const QString &codexHome, const QString &cwd)
@@ -217,11 +242,21 @@ public:
     std::optional<SessionFile> findSession(const QString &sessionId) const override {
         if (!isValidSessionId(sessionId))
             return std::nullopt;
+        // A thread's rollout never moves while Flotilla serves it: remember where it was found
+        // (a history page is then O(page), not a walk of every day's folder).
+        if (const QString known = knownRollout(sessionId); !known.isEmpty()) {
+            const QFileInfo fi(known);
+            if (fi.isFile() && matchesCwd(rolloutCwd(known), m_cwds))
+                return SessionFile{sessionId, known, fi.size(),
+                                   fi.lastModified().toMSecsSinceEpoch()};
+        }
         const QList<SessionFile> found =
             matching(QStringLiteral("rollout-*-") + sessionId + QStringLiteral(".jsonl"));
         for (const SessionFile &f : found) {
-            if (f.sessionId == sessionId)
+            if (f.sessionId == sessionId) {
+                rememberRollout(sessionId, f.path);
                 return f;
+            }
         }
         return std::nullopt;
     }
