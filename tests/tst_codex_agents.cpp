@@ -39,7 +39,8 @@ class TestCodexAgents : public QObject {
 
     // The service with the Codex CLI pointed at the mock; one Codex agent in `mode`.
     bool start(const QString &mode = QStringLiteral("auto"),
-               const std::function<void(ServerConfig &)> &tweak = {}) {
+               const std::function<void(ServerConfig &)> &tweak = {},
+               const QString &model = QStringLiteral("gpt-mock")) {
         m_rig = std::make_unique<AgentRig>([this, tweak](ServerConfig &c) {
             const QString home = c.agentEnvironment.value(QStringLiteral("HOME"));
             c.agentEnvironment = m_openai->codexEnvironment(home);
@@ -55,7 +56,7 @@ class TestCodexAgents : public QObject {
                                            {{QStringLiteral("name"), QStringLiteral("codex-1")},
                                             {QStringLiteral("cwd"), m_rig->cwd},
                                             {QStringLiteral("provider"), QStringLiteral("codex")},
-                                            {QStringLiteral("model"), QStringLiteral("gpt-mock")},
+                                            {QStringLiteral("model"), model},
                                             {QStringLiteral("permissionMode"), mode}});
         m_id = str(r.object(), "id");
         return r.status == 201;
@@ -145,6 +146,71 @@ private Q_SLOTS:
                 .toArray();
         QVERIFY(!history.isEmpty());
         QCOMPARE(str(history.first().toObject(), "toolName"), QStringLiteral("commandExecution"));
+    }
+
+    // File edits: with a model whose tool list offers apply_patch (gpt-5.5 in the 0.169.0
+    // catalog), Codex applies the patch itself as a fileChange item: a tool chunk with the paths
+    // and the unified diff, and in ask mode an approval that shows the same.
+    void fileChangesAreToolChunksWithTheirDiff_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<bool>("granted");
+        QTest::newRow("auto") << QStringLiteral("auto") << true;
+        QTest::newRow("ask, granted") << QStringLiteral("ask") << true;
+        QTest::newRow("ask, denied") << QStringLiteral("ask") << false;
+    }
+    void fileChangesAreToolChunksWithTheirDiff() {
+        QFETCH(QString, mode);
+        QFETCH(bool, granted);
+        QVERIFY(start(mode, {}, QStringLiteral("gpt-5.5")));
+        m_openai->queueCustomToolCall(QStringLiteral("apply_patch"),
+                                      QStringLiteral("*** Begin Patch\n*** Add File: notes.txt\n"
+                                                     "+first line\n+second line\n*** End Patch\n"));
+        m_openai->queueText(QStringLiteral("Patched."));
+        QCOMPARE(m_rig->send(QStringLiteral("add notes"), m_id).status, 200);
+        if (mode == QLatin1String("ask")) {
+            QVERIFY(m_rig->ws->waitFor(QStringLiteral("permission_request"), 1, 60000));
+            const QJsonObject ask = payload(m_rig->ws->last(QStringLiteral("permission_request")));
+            QCOMPARE(str(ask, "tool"), QStringLiteral("fileChange"));
+            // The user sees what would change, not only an item id.
+            const QJsonObject change = ask.value(QLatin1String("toolInput"))
+                                           .toObject()
+                                           .value(QLatin1String("changes"))
+                                           .toArray()
+                                           .first()
+                                           .toObject();
+            QVERIFY2(str(change, "path").endsWith(QLatin1String("/notes.txt")),
+                     qPrintable(QString::fromUtf8(QJsonDocument(ask).toJson())));
+            QVERIFY(str(change, "diff").contains(QLatin1String("second line")));
+            m_rig->ws->sendJson({{QStringLiteral("type"), QStringLiteral("permission_response")},
+                                 {QStringLiteral("payload"),
+                                  QJsonObject{{QStringLiteral("agentId"), m_id},
+                                              {QStringLiteral("permissionId"), str(ask, "id")},
+                                              {QStringLiteral("granted"), granted}}}});
+        }
+        QVERIFY(m_rig->waitTurns(1, 60000, m_id));
+        QCOMPARE(QFile::exists(m_rig->cwd + QStringLiteral("/notes.txt")), granted);
+        QJsonObject use, result;
+        for (const QJsonObject &c : m_rig->chunks(m_id)) {
+            if (c.contains(QLatin1String("toolInput")))
+                use = c;
+            if (c.contains(QLatin1String("toolOutput")))
+                result = c;
+        }
+        QCOMPARE(str(use, "toolName"), QStringLiteral("fileChange"));
+        const QJsonObject change = use.value(QLatin1String("toolInput"))
+                                       .toObject()
+                                       .value(QLatin1String("changes"))
+                                       .toArray()
+                                       .first()
+                                       .toObject();
+        QVERIFY2(str(change, "path").endsWith(QLatin1String("/notes.txt")),
+                 qPrintable(QString::fromUtf8(QJsonDocument(use).toJson())));
+        QCOMPARE(str(change, "kind"), QStringLiteral("add"));
+        QVERIFY(str(change, "diff").contains(QLatin1String("first line")));
+        QCOMPARE(str(result, "toolName"), QStringLiteral("fileChange"));
+        QVERIFY2(str(result, "toolOutput")
+                     .contains(granted ? QLatin1String("second line") : QLatin1String("declined")),
+                 qPrintable(str(result, "toolOutput")));
     }
 
     void askModeUsesThePermissionFlow_data() {

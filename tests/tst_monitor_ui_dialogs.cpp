@@ -142,10 +142,10 @@ private Q_SLOTS:
                  QStringLiteral("claude"));
         QCOMPARE(model->currentText(), QStringLiteral("sonnet"));
         provider->setCurrentIndex(provider->findData(QStringLiteral("codex")));
-        QCOMPARE(model->currentText(), QStringLiteral("gpt-5-codex"));
+        QCOMPARE(model->currentText(), QStringLiteral("gpt-5.5"));
         const QJsonObject fields = dialog.fields();
         QCOMPARE(fields.value(QLatin1String("provider")).toString(), QStringLiteral("codex"));
-        QCOMPARE(fields.value(QLatin1String("model")).toString(), QStringLiteral("gpt-5-codex"));
+        QCOMPARE(fields.value(QLatin1String("model")).toString(), QStringLiteral("gpt-5.5"));
         QCOMPARE(fields.value(QLatin1String("name")).toString(), QStringLiteral("cx"));
     }
 

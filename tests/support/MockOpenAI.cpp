@@ -273,6 +273,17 @@ QString MockOpenAI::queueFunctionCall(const QString &name, const QJsonObject &ar
     return t.callId;
 }
 
+QString MockOpenAI::queueCustomToolCall(const QString &name, const QString &input,
+                                        const QString &callId) {
+    Turn t;
+    t.kind = Turn::CustomToolCall;
+    t.name = name;
+    t.input = input;
+    t.callId = callId.isEmpty() ? QStringLiteral("call_mock_%1").arg(++m_callSeq) : callId;
+    m_queue << t;
+    return t.callId;
+}
+
 void MockOpenAI::queueError(int httpStatus, const QString &message, int times) {
     Turn t;
     t.kind = Turn::Error;
@@ -414,10 +425,20 @@ QList<QByteArray> MockOpenAI::sseEvents(const Turn &turn, int index, const QStri
         return r;
     };
     const bool call = turn.kind == Turn::FunctionCall;
+    const bool custom = turn.kind == Turn::CustomToolCall;
     const QString itemId =
-        (call ? QStringLiteral("fc_mock_%1") : QStringLiteral("msg_mock_%1")).arg(index);
+        (call ? QStringLiteral("fc_mock_%1")
+              : (custom ? QStringLiteral("ctc_mock_%1") : QStringLiteral("msg_mock_%1")))
+            .arg(index);
     const QString arguments = QString::fromUtf8(compact(turn.arguments));
     const auto item = [&](bool done) {
+        if (custom)
+            return obj({{"type", lit("custom_tool_call")},
+                        {"id", itemId},
+                        {"call_id", turn.callId},
+                        {"name", turn.name},
+                        {"input", done ? turn.input : QString()},
+                        {"status", done ? lit("completed") : lit("in_progress")}});
         if (call)
             return obj({{"type", lit("function_call")},
                         {"id", itemId},
@@ -439,6 +460,10 @@ QList<QByteArray> MockOpenAI::sseEvents(const Turn &turn, int index, const QStri
     QList<QByteArray> groups;
     const QStringList pieces = splitText(call ? arguments : turn.text, call ? 2 : turn.deltas);
     for (const QString &piece : pieces) {
+        if (custom) { // its input arrives whole with output_item.done
+            groups << QByteArray();
+            break;
+        }
         groups << (call ? sse("response.function_call_arguments.delta",
                               obj({{"item_id", itemId}, {"output_index", 0}, {"delta", piece}}))
                         : sse("response.output_text.delta", obj({{"item_id", itemId},

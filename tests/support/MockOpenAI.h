@@ -105,6 +105,11 @@ public:
     // callId becomes "call_mock_<n>". Returns the call id used.
     QString queueFunctionCall(const QString &name, const QJsonObject &arguments,
                               const QString &callId = {});
+    // A custom_tool_call output item with free-form `input`: how models whose tool list offers
+    // `apply_patch` as a custom tool (gpt-5.5 in the 0.169.0 catalog) edit files, e.g.
+    // "*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n". Returns the call id.
+    QString queueCustomToolCall(const QString &name, const QString &input,
+                                const QString &callId = {});
     // An HTTP error with an OpenAI error body {"error":{message,type,code}} for the next `times`
     // requests (what the CLI does with it: see the top of this file).
     void queueError(int httpStatus, const QString &message, int times = 1);
@@ -148,13 +153,14 @@ Q_SIGNALS:
 
 private:
     struct Turn {
-        enum Kind { Text, FunctionCall, Error, Hang };
+        enum Kind { Text, FunctionCall, CustomToolCall, Error, Hang };
         Kind kind = Text;
         QString text; // the message, or the error message
         int deltas = 3;
         int delayMs = 0;
         QString name;
         QJsonObject arguments;
+        QString input; // a custom tool call's free-form input
         QString callId;
         int status = 200;
     };

@@ -45,7 +45,7 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     auto fillModels = [this] {
         m_model->clear();
         if (m_provider->currentData().toString() == QLatin1String("codex"))
-            m_model->addItems({QStringLiteral("gpt-5-codex"), QStringLiteral("gpt-5")});
+            m_model->addItems({QStringLiteral("gpt-5.5"), QStringLiteral("gpt-6.1-sol")});
         else
             m_model->addItems(
                 {QStringLiteral("sonnet"), QStringLiteral("opus"), QStringLiteral("haiku")});

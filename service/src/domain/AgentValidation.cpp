@@ -64,8 +64,10 @@ Result<std::optional<QString>> optionalString(const QJsonObject &body, QLatin1St
 
 } // namespace
 
+// Codex: a model of the pinned CLI's own catalog (0.169.0), so the CLI knows its tools (with
+// apply_patch for file edits) instead of warning and falling back to generic metadata.
 QString defaultModelFor(const QString &provider) {
-    return provider == QLatin1String("codex") ? QStringLiteral("gpt-5-codex")
+    return provider == QLatin1String("codex") ? QStringLiteral("gpt-5.5")
                                               : QStringLiteral("sonnet");
 }
 

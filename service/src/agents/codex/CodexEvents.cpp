@@ -37,12 +37,27 @@ QJsonObject commandInput(const QJsonObject &item) {
     return input;
 }
 
+// A file change item's input, as a tool chunk and an approval request show it: per file its
+// path, kind ("add", "delete", "update"; Codex sends {type, move_path}) and diff, so that a user
+// asked to approve sees what would change. Diffs are capped: the input is kept in tool history.
 QJsonObject fileChangeInput(const QJsonObject &item) {
+    constexpr qsizetype kMaxDiffChars = 16 * 1024;
     QJsonArray changes;
     for (const QJsonValue &c : item.value(QLatin1String("changes")).toArray()) {
         const QJsonObject change = c.toObject();
-        changes.append(QJsonObject{{QStringLiteral("path"), change.value(QLatin1String("path"))},
-                                   {QStringLiteral("kind"), change.value(QLatin1String("kind"))}});
+        const QJsonValue kind = change.value(QLatin1String("kind"));
+        QJsonObject out{{QStringLiteral("path"), change.value(QLatin1String("path"))},
+                        {QStringLiteral("kind"),
+                         kind.isObject() ? kind.toObject().value(QLatin1String("type")) : kind}};
+        const QString movePath = kind.toObject().value(QLatin1String("move_path")).toString();
+        if (!movePath.isEmpty())
+            out.insert(QStringLiteral("movePath"), movePath);
+        QString diff = str(change, QLatin1String("diff"));
+        if (diff.size() > kMaxDiffChars)
+            diff = diff.left(kMaxDiffChars) + QStringLiteral("\n[... diff truncated]\n");
+        if (!diff.isEmpty())
+            out.insert(QStringLiteral("diff"), diff);
+        changes.append(out);
     }
     return {{QStringLiteral("changes"), changes}};
 }

@@ -155,8 +155,15 @@ void CodexProcess::onLine(const QByteArray &line) {
                            .toString();
         else if (m.method == QLatin1String("turn/completed"))
             m_turnId.clear(); // nothing left to interrupt
-        for (const AgentEvent &e : codex::eventsOf(m.method, m.params, &m_turn))
+        for (const AgentEvent &e : codex::eventsOf(m.method, m.params, &m_turn)) {
+            // An approval request names only the item: keep what it changes to show with it.
+            if (e.kind == AgentEvent::Kind::ToolUse &&
+                e.toolName == QLatin1String(codex::kFileChangeTool))
+                m_fileChanges.insert(e.toolUseId, e.toolInput);
             Q_EMIT agentEvent(e);
+        }
+        if (m.method == QLatin1String("turn/completed"))
+            m_fileChanges.clear();
         return;
     case codex::Message::Type::Malformed:
         if (++m_malformedLines <= kLoggedMalformedLines)
@@ -222,6 +229,11 @@ void CodexProcess::onServerRequest(const codex::Message &m) {
         const QJsonValue v = m.params.value(QLatin1String(key));
         if (!v.isUndefined() && !v.isNull())
             input.insert(QLatin1String(key), v);
+    }
+    if (fileChange) {
+        const QJsonObject item =
+            m_fileChanges.value(m.params.value(QLatin1String("itemId")).toString());
+        input.insert(QStringLiteral("changes"), item.value(QLatin1String("changes")).toArray());
     }
     Q_EMIT permissionRequested(
         requestId, QLatin1String(command ? codex::kCommandTool : codex::kFileChangeTool), input);

@@ -53,7 +53,8 @@ private:
     QStringList m_waiting; // messages sent before the thread was open
     QString m_fatal;       // the thread could not be opened: every message fails with this
     codex::TurnState m_turn;
-    QHash<QString, QJsonValue> m_approvals; // our request id -> the server's JSON-RPC id
+    QHash<QString, QJsonValue> m_approvals;    // our request id -> the server's JSON-RPC id
+    QHash<QString, QJsonObject> m_fileChanges; // this turn's file change items' inputs, by id
     int m_nextApproval = 1;
     qint64 m_malformedLines = 0;
 };
