@@ -1,4 +1,7 @@
-// Agent turns end to end: REST + WebSocket in, the real Claude Code CLI, the scripted model out.
+// Agent turns end to end: REST + WebSocket in, the real CLI, the scripted model out. What every
+// provider does runs for both (the `claude` CLI against MockAnthropic, `codex app-server` against
+// MockOpenAI). Run once: the history of a Claude session file (tst_codex_agents reads Codex's
+// rollout files) and the service's refusals before any CLI runs (bad bodies, a deleted cwd).
 
 #include "agents/AgentRuntime.h"
 #include "support/AgentRig.h"
@@ -18,11 +21,18 @@ QString str(const QJsonObject &o, const char *key) {
 class TestAgentTurns final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void textTurnStreamsDeltas_data() { addProviderRows(); }
     void textTurnStreamsDeltas() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.setUsage(1200, 30, 300, 0);
-        rig.mock.queueText(QStringLiteral("Hello from the scripted model"), 5);
+        // The context in use is what the model read: Anthropic's input_tokens leave out the cache
+        // (the service adds cache reads and creations), OpenAI's include the cached tokens.
+        if (rig.isCodex())
+            rig.openai.setUsage(1500, 30, 300);
+        else
+            rig.mock.setUsage(1200, 30, 300, 0);
+        rig.model().queueText(QStringLiteral("Hello from the scripted model"), 5);
         const HttpResponse r = rig.send(QStringLiteral("please say hello"));
         QCOMPARE(r.status, 200);
         QCOMPARE(r.object().value(QStringLiteral("success")).toBool(), true);
@@ -39,7 +49,7 @@ private Q_SLOTS:
         QVERIFY(QString::number(chunks.constLast().value(QStringLiteral("timestamp")).toInteger())
                     .size() == 13);
         QCOMPARE(rig.streamedText(), QStringLiteral("Hello from the scripted model"));
-        QVERIFY(rig.mock.lastUserTextOf(0).endsWith(QStringLiteral("please say hello")));
+        QVERIFY(rig.model().lastUserTextOf(0).endsWith(QStringLiteral("please say hello")));
 
         // idle -> working -> idle, broadcast as diffs.
         QStringList statuses;
@@ -53,8 +63,7 @@ private Q_SLOTS:
                                     .value(QStringLiteral("payload"))
                                     .toObject();
         QCOMPARE(str(ctx, "agentId"), rig.agentId);
-        QCOMPARE(ctx.value(QStringLiteral("contextUsed")).toInteger(),
-                 1500); // input + cache read + creation
+        QCOMPARE(ctx.value(QStringLiteral("contextUsed")).toInteger(), 1500);
         QVERIFY(ctx.value(QStringLiteral("contextLimit")).toInteger() > 0);
 
         const QJsonObject a = rig.agent();
@@ -67,15 +76,31 @@ private Q_SLOTS:
         QCOMPARE(str(a, "currentTask"), QString());
     }
 
+    void toolTurnReportsToolUseAndResult_data() { addProviderRows(); }
     void toolTurnReportsToolUseAndResult() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueToolUse(QStringLiteral("Bash"),
-                              {{QStringLiteral("command"), QStringLiteral("echo flotilla-tool-ok")},
-                               {QStringLiteral("description"), QStringLiteral("say ok")}});
-        rig.mock.queueText(QStringLiteral("The command printed ok."));
+        const QString tool = rig.model().commandTool();
+        const QString call = rig.model().queueCommand(QStringLiteral("echo flotilla-tool-ok"));
+        rig.model().queueText(QStringLiteral("The command printed ok."));
         QCOMPARE(rig.send(QStringLiteral("run echo")).status, 200);
+        if (rig.isCodex()) {
+            // Codex in ask mode (approvalPolicy untrusted) asks even for a read-only `echo`;
+            // Claude's own rules let it run unasked.
+            QVERIFY(rig.ws->waitFor(QStringLiteral("permission_request"), 1, 60000));
+            const QJsonObject req = rig.ws->last(QStringLiteral("permission_request"))
+                                        .value(QStringLiteral("payload"))
+                                        .toObject();
+            rig.ws->sendJson(
+                QJsonObject{{QStringLiteral("type"), QStringLiteral("permission_response")},
+                            {QStringLiteral("payload"),
+                             QJsonObject{{QStringLiteral("agentId"), rig.agentId},
+                                         {QStringLiteral("permissionId"), str(req, "id")},
+                                         {QStringLiteral("granted"), true}}}});
+        }
         QVERIFY(rig.waitTurns(1));
+        QCOMPARE(rig.ws->countOf(QStringLiteral("permission_request")), rig.isCodex() ? 1 : 0);
 
         QJsonObject use, result;
         for (const QJsonObject &c : rig.chunks()) {
@@ -84,23 +109,30 @@ private Q_SLOTS:
             if (c.contains(QStringLiteral("toolOutput")))
                 result = c;
         }
-        QCOMPARE(str(use, "toolName"), QStringLiteral("Bash"));
-        QCOMPARE(use.value(QStringLiteral("toolInput"))
-                     .toObject()
-                     .value(QStringLiteral("command"))
-                     .toString(),
-                 QStringLiteral("echo flotilla-tool-ok"));
-        QCOMPARE(str(result, "toolName"), QStringLiteral("Bash"));
+        QCOMPARE(str(use, "toolName"), tool);
+        const QString command = str(use.value(QStringLiteral("toolInput")).toObject(), "command");
+        if (rig.isCodex()) // the command as Codex runs it, in a shell: /bin/bash -lc '...'
+            QVERIFY2(command.contains(QStringLiteral("echo flotilla-tool-ok")),
+                     qPrintable(command));
+        else
+            QCOMPARE(command, QStringLiteral("echo flotilla-tool-ok"));
+        QCOMPARE(str(result, "toolName"), tool);
         QVERIFY2(str(result, "toolOutput").contains(QStringLiteral("flotilla-tool-ok")),
                  qPrintable(str(result, "toolOutput")));
-        QVERIFY(rig.mock.hasToolResult(1));
+        QVERIFY(rig.model().hasCommandResult(1, call));
 
-        QStringList tools;
-        for (const QJsonObject &u : rig.updates())
+        QStringList tools, tasks;
+        for (const QJsonObject &u : rig.updates()) {
             if (u.contains(QStringLiteral("currentTool")))
                 tools << str(u, "currentTool");
-        QVERIFY2(tools.contains(QStringLiteral("Bash")), qPrintable(tools.join(QLatin1Char(','))));
+            if (u.contains(QStringLiteral("currentTask")))
+                tasks << str(u, "currentTask");
+        }
+        QVERIFY2(tools.contains(tool), qPrintable(tools.join(QLatin1Char(','))));
+        QVERIFY2(tasks.contains(QStringLiteral("run echo")),
+                 qPrintable(tasks.join(QLatin1Char(','))));
         QCOMPARE(str(rig.agent(), "currentTool"), QString());
+        QCOMPARE(str(rig.agent(), "currentTask"), QString());
 
         const QJsonArray history =
             rig.http.get(rig.svc->url(QStringLiteral("/api/agents/tool-history")))
@@ -108,7 +140,7 @@ private Q_SLOTS:
                 .value(QStringLiteral("toolExecutions"))
                 .toArray();
         QCOMPARE(history.size(), 1);
-        QCOMPARE(str(history[0].toObject(), "toolName"), QStringLiteral("Bash"));
+        QCOMPARE(str(history[0].toObject(), "toolName"), tool);
         QCOMPARE(str(history[0].toObject(), "agentId"), rig.agentId);
         QCOMPARE(str(history[0].toObject(), "agentName"), QStringLiteral("agent-1"));
 
@@ -124,10 +156,12 @@ private Q_SLOTS:
 
     // Agents can call the service back (report-task): its address and their id are in the
     // environment of the CLI process (which its tools inherit).
+    void agentsKnowHowToReachTheService_data() { addProviderRows(); }
     void agentsKnowHowToReachTheService() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueText(QStringLiteral("ok"));
+        rig.model().queueText(QStringLiteral("ok"));
         QCOMPARE(rig.send(QStringLiteral("hello")).status, 200);
         QVERIFY(rig.waitTurns(1));
         const qint64 pid = rig.svc->app().runtime().processId(rig.agentId);
@@ -140,6 +174,9 @@ private Q_SLOTS:
     }
 
     // The session file the CLI writes during real turns is what history, search and sessions read.
+    // Claude only: Codex's rollout files have their own test (tst_codex_agents'
+    // historyReadsTheRollout), whose tool entries carry the model's own function call
+    // (exec_command {cmd}) rather than a Bash tool_use.
     void historyOfTheConversationJustHad() {
         AgentRig rig;
         QVERIFY(rig.start());
@@ -188,12 +225,14 @@ private Q_SLOTS:
         QCOMPARE(str(sessions, "currentSessionId"), str(rig.agent(), "sessionId"));
     }
 
+    void messagesArrivingMidTurnAreQueuedInOrder_data() { addProviderRows(); }
     void messagesArrivingMidTurnAreQueuedInOrder() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        rig.mock.queueSlow(QStringLiteral("first answer, slowly"), 1500);
-        rig.mock.queueText(QStringLiteral("second answer"));
-        rig.mock.queueText(QStringLiteral("third answer"));
+        rig.model().queueText(QStringLiteral("first answer, slowly"), 10, 150); // 1.5 s
+        rig.model().queueText(QStringLiteral("second answer"));
+        rig.model().queueText(QStringLiteral("third answer"));
         QVERIFY(rig.send(QStringLiteral("message one"))
                     .object()
                     .value(QStringLiteral("message"))
@@ -210,31 +249,32 @@ private Q_SLOTS:
                     .toString()
                     .contains(QStringLiteral("position 2")));
         QVERIFY(rig.waitTurns(3, 60000));
-        QCOMPARE(rig.mock.requestCount(), 3);
-        QVERIFY(rig.mock.lastUserTextOf(0).endsWith(QStringLiteral("message one")));
-        QVERIFY(rig.mock.lastUserTextOf(1).endsWith(QStringLiteral("message two")));
-        QVERIFY(rig.mock.lastUserTextOf(2).endsWith(QStringLiteral("message three")));
+        QCOMPARE(rig.model().requestCount(), 3);
+        QVERIFY(rig.model().lastUserTextOf(0).endsWith(QStringLiteral("message one")));
+        QVERIFY(rig.model().lastUserTextOf(1).endsWith(QStringLiteral("message two")));
+        QVERIFY(rig.model().lastUserTextOf(2).endsWith(QStringLiteral("message three")));
         QCOMPARE(rig.streamedText(),
                  QStringLiteral("first answer, slowlysecond answerthird answer"));
         QCOMPARE(rig.agent().value(QStringLiteral("taskCount")).toInt(), 3);
     }
 
+    void modelApiFailureThenRecovery_data() { addProviderRows(); }
     void modelApiFailureThenRecovery() {
-        AgentRig rig;
+        QFETCH(QString, provider);
+        AgentRig rig(provider);
         QVERIFY(rig.start());
-        // The CLI retries even a 400 before giving up: fail every attempt.
-        rig.mock.queueError(400, QStringLiteral("invalid_request_error"),
-                            QStringLiteral("scripted failure 42"), 20);
+        rig.model().queueFailingTurn(QStringLiteral("scripted failure 42"));
         QCOMPARE(rig.send(QStringLiteral("this will fail")).status, 200);
         QVERIFY(rig.waitTurns(1));
         const QJsonObject last = rig.chunks().constLast();
         QVERIFY2(str(last, "text").startsWith(QStringLiteral("Error: ")),
                  qPrintable(str(last, "text")));
         QVERIFY(rig.waitStatus(QStringLiteral("error")));
-        QVERIFY(!str(rig.agent(), "lastError").isEmpty());
+        QVERIFY2(str(rig.agent(), "lastError").contains(QStringLiteral("scripted failure 42")),
+                 qPrintable(str(rig.agent(), "lastError")));
 
-        rig.mock.clearQueue();
-        rig.mock.queueText(QStringLiteral("all good again"));
+        rig.model().clearQueue();
+        rig.model().queueText(QStringLiteral("all good again"));
         QCOMPARE(rig.send(QStringLiteral("try again")).status, 200);
         QVERIFY(rig.waitTurns(2));
         QVERIFY(rig.waitStatus(QStringLiteral("idle")));
@@ -243,13 +283,16 @@ private Q_SLOTS:
 
     // Under congestion deltas are merged (bounded in time and size), the text is intact and the
     // turn still ends with its final chunk.
+    void congestedClientsGetCoalescedDeltas_data() { addProviderRows(); }
     void congestedClientsGetCoalescedDeltas() {
-        AgentRig rig([](ServerConfig &c) { c.coalesceAboveBacklogBytes = 0; }); // always congested
+        QFETCH(QString, provider);
+        AgentRig rig(provider,
+                     [](ServerConfig &c) { c.coalesceAboveBacklogBytes = 0; }); // always congested
         QVERIFY(rig.start());
         QString text;
         for (int i = 0; i < 60; ++i)
             text += QStringLiteral("word%1 ").arg(i);
-        rig.mock.queueText(text, 60, 5); // 60 deltas, 5 ms apart
+        rig.model().queueText(text, 60, 5); // 60 deltas, 5 ms apart
         QCOMPARE(rig.send(QStringLiteral("stream a lot")).status, 200);
         QVERIFY(rig.waitTurns(1));
         const QList<QJsonObject> chunks = rig.chunks();
@@ -317,14 +360,22 @@ private Q_SLOTS:
         QCOMPARE(rig.mock.requestCount(), 0);
     }
 
+    void missingCliIsReported_data() { addProviderRows(); }
     void missingCliIsReported() {
-        AgentRig rig([](ServerConfig &c) { c.claudeBin = QStringLiteral("/nonexistent/claude"); });
+        QFETCH(QString, provider);
+        AgentRig rig(provider, [](ServerConfig &c) {
+            c.claudeBin = QStringLiteral("/nonexistent/claude");
+            c.codexBin = QStringLiteral("/nonexistent/codex");
+        });
         QVERIFY(rig.start());
         const HttpResponse r = rig.send(QStringLiteral("hello?"));
         QCOMPARE(r.status, 503);
         QCOMPARE(str(r.object(), "code"), QStringLiteral("cli_unavailable"));
+        QVERIFY2(str(r.object(), "error").contains(QStringLiteral("/nonexistent/") + provider),
+                 r.body.constData());
         QCOMPARE(str(rig.agent(), "status"), QStringLiteral("error"));
-        QVERIFY(str(rig.agent(), "lastError").contains(QStringLiteral("/nonexistent/claude")));
+        QVERIFY(str(rig.agent(), "lastError").contains(QStringLiteral("/nonexistent/") + provider));
+        QCOMPARE(rig.model().requestCount(), 0);
     }
 };
 
