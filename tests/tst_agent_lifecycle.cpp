@@ -226,6 +226,7 @@ private Q_SLOTS:
         QVERIFY(rig.waitTurns(1));
         QVERIFY(!rig.model().systemPromptOf(0).contains(QStringLiteral("FLOTILLA-MARK-7")));
         QVERIFY(rig.svc->app().runtime().isProcessRunning(rig.agentId));
+        const qint64 pidBefore = rig.svc->app().runtime().processId(rig.agentId);
 
         QCOMPARE(rig.post(QStringLiteral("/api/agents/system-settings/prompt"),
                           {{QStringLiteral("prompt"),
@@ -235,15 +236,15 @@ private Q_SLOTS:
         rig.model().queueText(QStringLiteral("second"));
         QCOMPARE(rig.send(QStringLiteral("again")).status, 200);
         QVERIFY(rig.waitTurns(2));
-        // Codex 0.169.0 takes developerInstructions on thread/start only: the service sends the
-        // new prompt with thread/resume from a new process, but the resumed thread keeps the
-        // developer messages it started with (a product gap, reported; the XPASS this gives once
-        // fixed is the reminder to drop this line).
-        QEXPECT_FAIL("codex", "a Codex thread keeps the prompt it started with", Continue);
         QVERIFY2(rig.model().systemPromptOf(1).contains(QStringLiteral("FLOTILLA-MARK-7")),
                  qPrintable(rig.model().systemPromptOf(1).right(1500)));
         QVERIFY(rig.model().conversationOf(1).contains(
             QStringLiteral("hello"))); // resumed, not restarted
+        // Claude's prompt is a command-line argument: a new process resumed the session. Codex
+        // took it in the running thread (a developer message, since a thread keeps the
+        // instructions it started with): same process, no start-up.
+        QCOMPARE(rig.svc->app().runtime().processId(rig.agentId) == pidBefore,
+                 provider == QLatin1String("codex"));
     }
 
     // `/compact` makes the real CLI summarise the conversation: clients see it start and end.

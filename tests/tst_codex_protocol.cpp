@@ -45,6 +45,7 @@ constexpr Expectation kExpected[] = {
     {"ClientRequest", "turn/start", "input[type=text].text", ""},
     {"ClientRequest", "turn/start", "input.type", "text"},
     {"ClientRequest", "turn/interrupt", "threadId turnId", ""},
+    {"ClientRequest", "thread/inject_items", "threadId items", ""},
     {"ClientRequest", "thread/start", "approvalPolicy", "untrusted on-request never"},
     {"ClientRequest", "turn/start", "approvalPolicy", "untrusted on-request never"},
     {"ClientRequest", "thread/start", "sandbox", "read-only workspace-write danger-full-access"},

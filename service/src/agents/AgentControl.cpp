@@ -86,7 +86,7 @@ Status AgentRuntime::changeModel(const QString &agentId, const QString &provider
         a.model = model;
     });
     Session &s = session(agentId);
-    if (s.process && s.modelInUse != model)
+    if (s.process && (s.modelInUse != model || s.providerInUse != provider))
         s.respawnBeforeNextTurn = true; // takes effect on the next turn, same session
     return m_agents.flush();
 }

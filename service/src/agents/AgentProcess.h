@@ -47,6 +47,15 @@ public:
     virtual bool interruptTurn() = 0;
     // SIGTERM to the group, SIGKILL after `graceMs`. finished() follows.
     virtual void stop(int graceMs = 2000) = 0;
+    // Takes a new model and system prompt for the turns from now on, between turns, without a
+    // restart if the CLI can (Codex: the model with each turn/start, the prompt as a developer
+    // message appended to the thread). False: the process must be replaced (Claude's model and
+    // prompt are command-line arguments).
+    virtual bool reconfigure(const QString &model, const QString &systemPrompt) {
+        Q_UNUSED(model)
+        Q_UNUSED(systemPrompt)
+        return false;
+    }
     virtual bool isRunning() const = 0;
     virtual qint64 pid() const = 0;
     virtual QString stderrTail() const = 0;

@@ -119,6 +119,17 @@ void AgentRuntime::startNextTurn(const QString &agentId) {
     if (s.queue.isEmpty() || s.turnActive || s.exiting || s.interrupting)
         return;
     if (s.process && s.respawnBeforeNextTurn) {
+        const Agent *agent = m_agents.find(agentId);
+        const QString prompt = m_prompt.prompt();
+        if (agent && agent->provider == s.providerInUse &&
+            s.process->reconfigure(agent->model, prompt)) {
+            // The CLI took them as they are (Codex): no restart, no start-up.
+            s.modelInUse = agent->model;
+            s.promptInUse = prompt;
+            s.respawnBeforeNextTurn = false;
+        }
+    }
+    if (s.process && s.respawnBeforeNextTurn) {
         // New prompt or model: end this process at a turn boundary, resume in a fresh one.
         s.exiting = true;
         s.process->stop();
@@ -193,6 +204,7 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     const AgentLaunch launch = provider->launch(request);
     s.promptInUse = request.systemPrompt;
     s.modelInUse = request.model;
+    s.providerInUse = agent->provider;
     s.respawnBeforeNextTurn = false;
     s.cliName = provider->displayName();
     s.process = provider->createProcess(this);

@@ -25,6 +25,7 @@ struct AgentRuntime::Session {
     bool interrupting = false;
     QTimer interruptTimer;
     bool compacting = false;
+    QString providerInUse;
     QString promptInUse;
     QString modelInUse;
     QString pendingText;

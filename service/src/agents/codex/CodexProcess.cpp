@@ -83,10 +83,12 @@ void CodexProcess::startTurn(const QString &text) {
     // The policy again on every turn: a resumed thread keeps the one it was started with, and
     // the agent's permission mode may have changed since (verified to ask with 0.169.0 when
     // given here).
-    send(QStringLiteral("turn/start"),
-         {{QStringLiteral("threadId"), m_threadId},
-          {QStringLiteral("input"), input},
-          {QStringLiteral("approvalPolicy"), m_launch.approvalPolicy}});
+    QJsonObject params{{QStringLiteral("threadId"), m_threadId},
+                       {QStringLiteral("input"), input},
+                       {QStringLiteral("approvalPolicy"), m_launch.approvalPolicy}};
+    if (!m_launch.model.isEmpty()) // a model changed since the thread opened (reconfigure)
+        params.insert(QStringLiteral("model"), m_launch.model);
+    send(QStringLiteral("turn/start"), params);
 }
 
 void CodexProcess::failTurn(const QString &why) {
@@ -105,6 +107,36 @@ bool CodexProcess::interruptTurn() {
     }
     send(QStringLiteral("turn/interrupt"),
          {{QStringLiteral("threadId"), m_threadId}, {QStringLiteral("turnId"), m_turnId}});
+    return true;
+}
+
+bool CodexProcess::reconfigure(const QString &model, const QString &systemPrompt) {
+    if (m_threadId.isEmpty() || !m_fatal.isEmpty())
+        return false; // no thread to change yet: a new process opens one with both
+    // turn/start overrides the model "for this turn and subsequent turns".
+    m_launch.model = model;
+    if (systemPrompt != m_launch.systemPrompt) {
+        // A thread keeps the developer instructions it was started with (thread/resume does not
+        // replace them, verified with 0.169.0): the new prompt goes into the thread as a
+        // developer message, which the model reads after the earlier one.
+        const QString text =
+            systemPrompt.isEmpty()
+                ? QStringLiteral("The operator removed the earlier system prompt of this agent; "
+                                 "it no longer applies.")
+                : QStringLiteral("The operator's system prompt for this agent, replacing any "
+                                 "earlier one:\n\n") +
+                      systemPrompt;
+        const QJsonObject message{
+            {QStringLiteral("type"), QStringLiteral("message")},
+            {QStringLiteral("role"), QStringLiteral("developer")},
+            {QStringLiteral("content"),
+             QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("input_text")},
+                                    {QStringLiteral("text"), text}}}}};
+        send(QStringLiteral("thread/inject_items"),
+             {{QStringLiteral("threadId"), m_threadId},
+              {QStringLiteral("items"), QJsonArray{message}}});
+        m_launch.systemPrompt = systemPrompt;
+    }
     return true;
 }
 

@@ -27,6 +27,7 @@ public:
     void start(const AgentLaunch &launch) override;
     void sendUserMessage(const QString &text) override;
     bool interruptTurn() override;
+    bool reconfigure(const QString &model, const QString &systemPrompt) override;
     void stop(int graceMs = 2000) override;
     bool isRunning() const override;
     qint64 pid() const override;
