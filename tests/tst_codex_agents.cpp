@@ -119,8 +119,8 @@ private Q_SLOTS:
                  qPrintable(str(result, "toolOutput")));
     }
 
-    // A global prompt set before the thread starts is its developer instructions (a prompt
-    // changed later does not reach a resumed thread: tst_agent_lifecycle's
+    // A global prompt set before the thread starts is its developer instructions (one changed
+    // later is a developer message in the running thread: tst_agent_lifecycle's
     // systemPromptReachesARunningAgent); the request names the agent's model.
     void globalPromptReachesANewThread() {
         QVERIFY(start());
