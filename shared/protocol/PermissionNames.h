@@ -1,6 +1,7 @@
 #pragma once
 // Wire names of issue 4 (permissions): the agent's permissionMode, the permission_request /
-// permission_response / permission_resolved messages and their keys.
+// permission_response / permission_resolved messages and their keys; and of issue 13: standing
+// rules (permission_rules_update, /api/permission-rules) and the decision log.
 
 #include "protocol/WireNames.h"
 
@@ -15,6 +16,7 @@ namespace msg {
 // Server -> client
 inline constexpr Name Request{"permission_request"};
 inline constexpr Name Resolved{"permission_resolved"};
+inline constexpr Name RulesUpdate{"permission_rules_update"};
 // Client -> server
 inline constexpr Name Response{"permission_response"};
 } // namespace msg
@@ -27,7 +29,34 @@ inline constexpr Name PermissionId{"permissionId"};
 inline constexpr Name Granted{"granted"};
 inline constexpr Name RequestId{"requestId"}; // the peer's spelling of permissionId
 inline constexpr Name Approved{"approved"};   // the peer's spelling of granted
+inline constexpr Name Remember{"remember"};   // permission_response: "agent" | "project" | "global"
+inline constexpr Name Pattern{"pattern"};
+inline constexpr Name Scope{"scope"};
+inline constexpr Name Decision{"decision"};
+inline constexpr Name Source{"source"};
+inline constexpr Name Rules{"rules"};
+inline constexpr Name RuleId{"ruleId"};
+inline constexpr Name By{"by"};
+inline constexpr Name Requests{"requests"};
+inline constexpr Name Decisions{"decisions"};
 } // namespace key
+
+// A rule's decision, and who decided a request (the decision log's `by`).
+namespace decision {
+inline constexpr Name Allow{"allow"};
+inline constexpr Name Deny{"deny"};
+} // namespace decision
+namespace by {
+inline constexpr Name Client{"client"};
+inline constexpr Name Rule{"rule"};
+inline constexpr Name Timeout{"timeout"};
+inline constexpr Name Stop{"stop"};
+} // namespace by
+namespace remember {
+inline constexpr Name Agent{"agent"};
+inline constexpr Name Project{"project"};
+inline constexpr Name Global{"global"};
+} // namespace remember
 
 // What the CLI sends the hook on stdin and expects back on stdout (verified with 2.1.329).
 namespace hook {

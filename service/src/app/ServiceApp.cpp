@@ -12,14 +12,17 @@
 #include "controllers/HistoryController.h"
 #include "controllers/MiscControllers.h"
 #include "controllers/OrganizationController.h"
+#include "controllers/PermissionRulesController.h"
 #include "controllers/RuntimeController.h"
 #include "domain/AgentRegistry.h"
 #include "domain/NotificationService.h"
 #include "domain/SystemPromptStore.h"
 #include "domain/ToolHistory.h"
+#include "exec/SecretMasker.h"
 #include "exec/SecretStore.h"
 #include "http/HttpServer.h"
 #include "permissions/PermissionController.h"
+#include "permissions/RuleStore.h"
 #include "protocol/Envelope.h"
 #include "protocol/WireNames.h"
 #include "security/AgentTokens.h"
@@ -199,9 +202,21 @@ std::optional<StartFailure> ServiceApp::start() {
     QStringList guarded{m_config.dataDir, m_config.tokenFile};
     if (!m_config.configDir.isEmpty())
         guarded << m_config.configDir;
+    m_permissionRules = std::make_unique<RuleStore>(*m_db);
+    if (Status e = m_permissionRules->load())
+        return StartFailure{exitcode::kDataDir, e->message};
+    // Logged tool inputs never show a secret's value or the service's token.
+    auto mask = [secrets = m_secrets.get(), token = m_config.authToken](const QJsonObject &in) {
+        QList<QByteArray> values = secrets->values();
+        if (!token.isEmpty())
+            values << token;
+        return SecretMasker(values).maskJson(in).toObject();
+    };
     m_permissionController = std::make_unique<PermissionController>(
-        *m_http, *m_agents, *m_runtime, *m_hub, m_config.permissionTimeoutMs,
-        ProtectedPaths(guarded, home));
+        *m_http, *m_agents, *m_runtime, *m_hub, *m_permissionRules, m_config.permissionTimeoutMs,
+        ProtectedPaths(guarded, home), std::move(mask));
+    m_permissionRulesController = std::make_unique<PermissionRulesController>(
+        *m_http, *m_permissionRules, *m_permissionController, *m_agents, *m_hub);
 
     auto port = m_http->listen(m_config.host, m_config.port);
     if (!port)

@@ -18,6 +18,8 @@ class AgentTokens;
 class AgentRegistry;
 class BossController;
 class PermissionController;
+class PermissionRulesController;
+class RuleStore;
 class ExecController;
 class SecretStore;
 class OrganizationController;
@@ -94,7 +96,9 @@ private:
     std::unique_ptr<ExecController> m_execController;
     std::unique_ptr<OrganizationController> m_organizationController;
     std::unique_ptr<BossController> m_bossController;
+    std::unique_ptr<RuleStore> m_permissionRules;
     std::unique_ptr<PermissionController> m_permissionController;
+    std::unique_ptr<PermissionRulesController> m_permissionRulesController;
     quint16 m_port = 0;
     bool m_stopped = false;
 };

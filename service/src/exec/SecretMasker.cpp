@@ -1,5 +1,8 @@
 #include "exec/SecretMasker.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
+
 #include <cstring>
 
 namespace flotilla {
@@ -109,6 +112,25 @@ QByteArray SecretMasker::drain(bool final) {
     }
     m_pending.remove(0, hold);
     return out;
+}
+
+QJsonValue SecretMasker::maskJson(const QJsonValue &value) const {
+    if (value.isString())
+        return QString::fromUtf8(mask(value.toString().toUtf8()));
+    if (value.isArray()) {
+        QJsonArray out;
+        for (const QJsonValue &v : value.toArray())
+            out.append(maskJson(v));
+        return out;
+    }
+    if (value.isObject()) {
+        QJsonObject out;
+        const QJsonObject in = value.toObject();
+        for (auto it = in.constBegin(); it != in.constEnd(); ++it)
+            out.insert(it.key(), maskJson(it.value()));
+        return out;
+    }
+    return value;
 }
 
 } // namespace flotilla

@@ -9,6 +9,7 @@
 
 #include <QByteArray>
 #include <QByteArrayMatcher>
+#include <QJsonValue>
 #include <QList>
 
 namespace flotilla {
@@ -28,6 +29,8 @@ public:
 
     // Masks a complete text in one go (commands in events and logs).
     QByteArray mask(const QByteArray &text) const;
+    // Every string inside a JSON value, masked (tool inputs in the permission decision log).
+    QJsonValue maskJson(const QJsonValue &value) const;
 
     bool isEmpty() const { return m_values.isEmpty(); }
     qsizetype heldBytes() const { return m_pending.size(); }

@@ -4,6 +4,7 @@
 #include "base/Logging.h"
 #include "domain/AgentRegistry.h"
 #include "http/HttpServer.h"
+#include "permissions/RuleStore.h"
 #include "protocol/Envelope.h"
 #include "protocol/PermissionNames.h"
 #include "ws/EventHub.h"
@@ -23,6 +24,7 @@ namespace pk = wire::permission::key;
 namespace pm = wire::permission::msg;
 namespace hk = wire::permission::hook;
 namespace mode = wire::permission::mode;
+namespace by = wire::permission::by;
 
 namespace {
 constexpr qsizetype kMaxRememberedToolUses = 1000;
@@ -56,12 +58,15 @@ Reply permissionRequestDecision(bool granted, const QString &reason) {
 } // namespace
 
 PermissionController::PermissionController(HttpServer &http, AgentRegistry &agents,
-                                           AgentRuntime &runtime, EventHub &hub, int timeoutMs,
-                                           ProtectedPaths protectedPaths, QObject *parent)
+                                           AgentRuntime &runtime, EventHub &hub, RuleStore &rules,
+                                           int timeoutMs, ProtectedPaths protectedPaths,
+                                           Masker mask, QObject *parent)
     : QObject(parent)
     , m_agents(agents)
     , m_runtime(runtime)
     , m_hub(hub)
+    , m_rules(rules)
+    , m_mask(std::move(mask))
     , m_timeoutMs(timeoutMs)
     , m_protected(std::move(protectedPaths)) {
     // POST /api/agents/:id/permission-check (hook stdin) -> 200 hook stdout JSON | 400 | 404
@@ -80,13 +85,68 @@ PermissionController::PermissionController(HttpServer &http, AgentRegistry &agen
     });
     connect(&agents, &AgentRegistry::agentDeleted, this, [this](const QString &agentId) {
         denyAllOf(agentId, QStringLiteral("the agent was deleted"));
+        m_rules.removeScopedTo(agentId);
     });
+    connect(&rules, &RuleStore::rulesChanged, this, &PermissionController::applyRulesToPending);
 }
 
 PermissionController::~PermissionController() {
-    for (const Pending &p : std::as_const(m_pending))
+    for (const Pending &p : std::as_const(m_pending)) {
+        logDecision(p.agentId, p.tool, p.toolInput, false, by::Stop);
         p.answer(false, QStringLiteral("the service is shutting down"));
+    }
     m_pending.clear();
+}
+
+QJsonArray PermissionController::pendingRequests() const {
+    QJsonArray out;
+    for (const Pending &p : m_pending)
+        out.append(p.request);
+    return out;
+}
+
+RuleVerdict PermissionController::rulesFor(const QString &agentId, const QString &tool,
+                                           const QJsonValue &toolInput) const {
+    const Agent *agent = m_agents.find(agentId);
+    if (!agent)
+        return {};
+    return rules::evaluate(m_rules.rules(), RuleSubject{agentId, agent->cwd}, tool,
+                           toolInput.toObject());
+}
+
+void PermissionController::logDecision(const QString &agentId, const QString &tool,
+                                       const QJsonValue &toolInput, bool granted,
+                                       QLatin1String decidedBy, const QString &ruleId) {
+    PermissionDecision d;
+    d.agentId = agentId;
+    const Agent *agent = m_agents.find(agentId);
+    d.agentName = agent ? agent->name : QString();
+    d.tool = tool;
+    d.toolInput = m_mask ? m_mask(toolInput.toObject()) : toolInput.toObject();
+    d.allowed = granted;
+    d.by = decidedBy;
+    d.ruleId = ruleId;
+    d.timestamp = QDateTime::currentMSecsSinceEpoch();
+    if (Status e = m_rules.log(d))
+        qCWarning(lcAgents).noquote() << "permission decision not logged:" << e->message;
+}
+
+// Every pending request a rule now covers is answered by it (a "remember" of one agent's
+// request also answers its twin of another agent that the new rule covers).
+void PermissionController::applyRulesToPending() {
+    QList<QPair<QString, RuleVerdict>> decided;
+    for (const Pending &p : std::as_const(m_pending)) {
+        if (p.id == m_answering)
+            continue; // its user is answering it (with the rule that triggered this)
+        const RuleVerdict v = rulesFor(p.agentId, p.tool, p.toolInput);
+        if (v.kind != RuleVerdict::Kind::None)
+            decided.append({p.id, v});
+    }
+    for (const auto &[id, v] : std::as_const(decided)) {
+        const bool allow = v.kind == RuleVerdict::Kind::Allow;
+        resolve(id, allow, allow ? QString() : QStringLiteral("denied by a standing rule"),
+                by::Rule, v.ruleId);
+    }
 }
 
 void PermissionController::check(const ApiRequest &request, const ReplyCallback &reply) {
@@ -109,6 +169,15 @@ void PermissionController::check(const ApiRequest &request, const ReplyCallback 
                                       : permissionRequestDecision(false, why));
         return;
     }
+    const QString tool = body->value(hk::ToolName).toString();
+    const RuleVerdict verdict = rulesFor(agentId, tool, body->value(hk::ToolInput));
+    if (verdict.kind == RuleVerdict::Kind::Deny) { // in any mode, before the CLI's own rules
+        logDecision(agentId, tool, body->value(hk::ToolInput), false, by::Rule, verdict.ruleId);
+        const QString why = QStringLiteral("denied by a standing permission rule");
+        reply(event == hk::PreToolUse ? preToolUseDecision(QStringLiteral("deny"), why)
+                                      : permissionRequestDecision(false, why));
+        return;
+    }
     if (event == hk::PreToolUse) {
         if (autoMode) {
             reply(
@@ -127,8 +196,12 @@ void PermissionController::check(const ApiRequest &request, const ReplyCallback 
             reply(permissionRequestDecision(true, {}));
             return;
         }
-        hold(agentId, body->value(hk::ToolName).toString(), body->value(hk::ToolInput),
-             m_toolUseIds.take(toolKey(agentId, *body)),
+        if (verdict.kind == RuleVerdict::Kind::Allow) { // where the CLI would ask
+            logDecision(agentId, tool, body->value(hk::ToolInput), true, by::Rule, verdict.ruleId);
+            reply(permissionRequestDecision(true, {}));
+            return;
+        }
+        hold(agentId, tool, body->value(hk::ToolInput), m_toolUseIds.take(toolKey(agentId, *body)),
              [reply](bool granted, const QString &reason) {
                  reply(permissionRequestDecision(granted, reason));
              });
@@ -150,8 +223,17 @@ void PermissionController::onProcessRequest(const QString &agentId, const QStrin
         return answer(false, QStringLiteral("the agent was deleted"));
     if (const QString why = protectedPathNamedIn(agentId, toolInput); !why.isEmpty())
         return answer(false, why);
+    const RuleVerdict verdict = rulesFor(agentId, toolName, toolInput);
+    if (verdict.kind == RuleVerdict::Kind::Deny) {
+        logDecision(agentId, toolName, toolInput, false, by::Rule, verdict.ruleId);
+        return answer(false, QStringLiteral("denied by a standing permission rule"));
+    }
     if (agent->permissionMode == mode::Auto)
         return answer(true, {});
+    if (verdict.kind == RuleVerdict::Kind::Allow) {
+        logDecision(agentId, toolName, toolInput, true, by::Rule, verdict.ruleId);
+        return answer(true, {});
+    }
     hold(agentId, toolName, toolInput, QString(), std::move(answer));
 }
 
@@ -175,6 +257,8 @@ void PermissionController::hold(const QString &agentId, const QString &toolName,
     Pending p;
     p.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     p.agentId = agentId;
+    p.tool = toolName;
+    p.toolInput = toolInput.toObject();
     p.request = QJsonObject{
         {k::Id, p.id},
         {k::AgentId, agentId},
@@ -189,7 +273,8 @@ void PermissionController::hold(const QString &agentId, const QString &toolName,
     p.timer->setSingleShot(true);
     const QString id = p.id;
     connect(p.timer, &QTimer::timeout, this, [this, id] {
-        resolve(id, false, QStringLiteral("no answer within %1 s").arg(m_timeoutMs / 1000));
+        resolve(id, false, QStringLiteral("no answer within %1 s").arg(m_timeoutMs / 1000),
+                by::Timeout);
     });
     p.timer->start(m_timeoutMs);
     m_pending.append(p);
@@ -228,10 +313,45 @@ void PermissionController::onResponse(QWebSocket *client, const QJsonObject &pay
         return fail(QStringLiteral("permission request '%1' belongs to another agent").arg(id),
                     c::InvalidValue);
     const bool granted = payload.value(grantedKey).toBool();
-    resolve(id, granted, granted ? QString() : QStringLiteral("denied by the user"));
+    QString ruleId;
+    if (payload.contains(pk::Remember)) {
+        // The rule first, then the answer: a rule that cannot be stored leaves the request
+        // pending, so the user can answer it again (with or without remember).
+        const Pending pending = *it; // adding the rule may answer (and erase) other requests
+        m_answering = id;
+        auto rule = rememberRule(pending, payload, granted);
+        m_answering.clear();
+        if (!rule)
+            return fail(rule.error().message, rule.error().code);
+        ruleId = rule->id;
+    }
+    resolve(id, granted, granted ? QString() : QStringLiteral("denied by the user"), by::Client,
+            ruleId);
 }
 
-void PermissionController::resolve(const QString &id, bool granted, const QString &reason) {
+Result<PermissionRule>
+PermissionController::rememberRule(const Pending &p, const QJsonObject &payload, bool granted) {
+    const QJsonValue remember = payload.value(pk::Remember);
+    const QJsonValue pattern = payload.value(pk::Pattern);
+    if (!remember.isString())
+        return Error::badRequest(c::WrongType, QStringLiteral("field 'remember' must be a string: "
+                                                              "agent, project or global"));
+    if (payload.contains(pk::Pattern) && !pattern.isString())
+        return Error::badRequest(c::WrongType, QStringLiteral("field 'pattern' must be a string"));
+    const Agent *agent = m_agents.find(p.agentId);
+    if (!agent)
+        return Error::notFound(c::NotFound, QStringLiteral("the agent is gone"));
+    auto rule = rules::rememberedRule(
+        remember.toString(), granted, RuleSubject{p.agentId, agent->cwd}, p.tool, p.toolInput,
+        payload.contains(pk::Pattern) ? std::optional<QString>(pattern.toString()) : std::nullopt);
+    if (!rule)
+        return rule.error();
+    // Stored without announcing to pending requests first: this one is answered by its user.
+    return m_rules.add(*rule, QStringLiteral("remember"));
+}
+
+void PermissionController::resolve(const QString &id, bool granted, const QString &reason,
+                                   QLatin1String decidedBy, const QString &ruleId) {
     const auto it = std::find_if(m_pending.begin(), m_pending.end(),
                                  [&id](const Pending &p) { return p.id == id; });
     if (it == m_pending.end())
@@ -239,6 +359,7 @@ void PermissionController::resolve(const QString &id, bool granted, const QStrin
     const Pending p = *it;
     m_pending.erase(it);
     p.timer->deleteLater();
+    logDecision(p.agentId, p.tool, p.toolInput, granted, decidedBy, ruleId);
     qCInfo(lcAgents).noquote() << "permission" << id << "for agent" << p.agentId
                                << (granted ? "granted" : "denied") << reason;
     p.answer(granted, reason);
@@ -257,7 +378,7 @@ void PermissionController::denyAllOf(const QString &agentId, const QString &reas
         if (p.agentId == agentId)
             ids << p.id;
     for (const QString &id : std::as_const(ids))
-        resolve(id, false, reason);
+        resolve(id, false, reason, by::Stop);
 }
 
 void PermissionController::setWaiting(const QString &agentId, bool waiting) {

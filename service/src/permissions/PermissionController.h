@@ -13,11 +13,18 @@
 // A CLI that asks through its own process protocol instead (AgentRuntime::permissionRequested,
 // Codex's approvals) goes through the same decisions and the same held request; the answer goes
 // back through AgentRuntime::answerPermission.
+// Issue 13: standing rules (RuleStore, RuleMatcher.h) answer before anyone is asked: deny rules
+// at PreToolUse and for Codex requests in any mode, allow rules where the CLI would ask. A
+// permission_response with `remember` stores the rule that covers the request before the answer
+// goes out (no rule, no answer); a new rule also answers the pending requests it covers. Every
+// decision except `auto` mode's is logged (RuleStore::log) with who made it.
 
 #include "http/ApiTypes.h"
 #include "permissions/ProtectedPaths.h"
+#include "permissions/RuleMatcher.h"
 
 #include <QHash>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
@@ -33,6 +40,7 @@ class AgentRegistry;
 class AgentRuntime;
 class EventHub;
 class HttpServer;
+class RuleStore;
 
 class PermissionController final : public QObject {
     Q_OBJECT
@@ -40,12 +48,18 @@ class PermissionController final : public QObject {
 public:
     static constexpr int kDefaultTimeoutMs = 5 * 60 * 1000;
 
+    // Masks secret values in a tool input before it is logged.
+    using Masker = std::function<QJsonObject(const QJsonObject &)>;
+
     PermissionController(HttpServer &http, AgentRegistry &agents, AgentRuntime &runtime,
-                         EventHub &hub, int timeoutMs = kDefaultTimeoutMs,
-                         ProtectedPaths protectedPaths = {}, QObject *parent = nullptr);
+                         EventHub &hub, RuleStore &rules, int timeoutMs = kDefaultTimeoutMs,
+                         ProtectedPaths protectedPaths = {}, Masker mask = {},
+                         QObject *parent = nullptr);
     ~PermissionController() override; // denies whatever is still pending
 
     int pendingCount() const { return int(m_pending.size()); }
+    // The pending permission_request payloads, oldest first (GET /api/permission-requests).
+    QJsonArray pendingRequests() const;
 
 private:
     // How a decision reaches the asking CLI: the hook's HTTP reply, or the runtime.
@@ -53,6 +67,8 @@ private:
     struct Pending {
         QString id;
         QString agentId;
+        QString tool;
+        QJsonObject toolInput;
         QJsonObject request; // the permission_request payload
         Answer answer;
         QTimer *timer = nullptr;
@@ -65,14 +81,25 @@ private:
     void hold(const QString &agentId, const QString &toolName, const QJsonValue &toolInput,
               const QString &toolUseId, Answer answer);
     void onResponse(QWebSocket *client, const QJsonObject &payload);
-    void resolve(const QString &id, bool granted, const QString &reason);
+    // The verdict of the standing rules for a tool use of `agentId`.
+    RuleVerdict rulesFor(const QString &agentId, const QString &tool,
+                         const QJsonValue &toolInput) const;
+    void logDecision(const QString &agentId, const QString &tool, const QJsonValue &toolInput,
+                     bool granted, QLatin1String by, const QString &ruleId = {});
+    void resolve(const QString &id, bool granted, const QString &reason, QLatin1String by,
+                 const QString &ruleId = {});
     void denyAllOf(const QString &agentId, const QString &reason);
+    void applyRulesToPending();
+    Result<PermissionRule> rememberRule(const Pending &p, const QJsonObject &payload, bool granted);
     void setWaiting(const QString &agentId, bool waiting);
     QList<QByteArray> replay() const;
 
     AgentRegistry &m_agents;
     AgentRuntime &m_runtime;
     EventHub &m_hub;
+    RuleStore &m_rules;
+    Masker m_mask;
+    QString m_answering; // the request a permission_response with `remember` is answering
     int m_timeoutMs;
     ProtectedPaths m_protected;
     QList<Pending> m_pending;             // in arrival order

@@ -63,6 +63,17 @@ const char *const kMigrations[] = {
     "  boss_id TEXT NOT NULL,"
     "  updated_at INTEGER NOT NULL,"
     "  data TEXT NOT NULL);",
+    // 3 -> 4: standing permission rules and the decision log (issue 13)
+    "CREATE TABLE permission_rules ("
+    "  id TEXT PRIMARY KEY NOT NULL,"
+    "  created_at INTEGER NOT NULL,"
+    "  data TEXT NOT NULL);"
+    "CREATE TABLE permission_decisions ("
+    "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  id TEXT UNIQUE NOT NULL,"
+    "  agent_id TEXT NOT NULL,"
+    "  data TEXT NOT NULL);"
+    "CREATE INDEX permission_decisions_agent ON permission_decisions (agent_id, seq);",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
               "one migration per schema version");
