@@ -37,11 +37,13 @@ AgentLaunch CodexProvider::launch(const LaunchRequest &request) const {
     launch.resumeId = request.resumeId;
     launch.model = request.model;
     launch.systemPrompt = request.systemPrompt;
-    // "ask": every command and edit outside Codex's own read-only set asks, through the service's
-    // permission flow. "auto": never asks. Either way commands may write in the working directory
-    // only (the sandbox), as the user's own Codex would by default in a workspace.
-    launch.approvalPolicy =
-        request.askPermission ? QStringLiteral("untrusted") : QStringLiteral("never");
+    // Every command and edit outside Codex's own read-only set asks, through the service's
+    // permission flow, in both modes: "ask" agents' requests reach the user, "auto" agents' are
+    // approved at once by the service, after the checks that apply in any mode (standing deny
+    // rules, the tool-use check of the service's own files), which a policy of "never" would
+    // bypass. Either way commands may write in the working directory only (the sandbox), as the
+    // user's own Codex would by default in a workspace.
+    launch.approvalPolicy = QStringLiteral("untrusted");
     launch.sandbox = QStringLiteral("workspace-write");
     return launch;
 }
