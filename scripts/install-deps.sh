@@ -11,6 +11,7 @@ packages=(
   clang clang-tidy libclang-rt-14-dev llvm-14
   xvfb xauth
   wrk procps time curl dpkg-dev
+  openssh-client openssh-server
   qtkeychain-qt6-dev
   lintian systemd appstream desktop-file-utils fakeroot
 )

@@ -44,18 +44,22 @@ MonitorSession::MonitorSession(QString configDir, QObject *parent)
     , m_delegations(QString(k::Id), 1000, this) {
     connect(&m_client, &client::ServiceClient::eventReceived, this, &MonitorSession::onEvent);
     connect(&m_client, &client::ServiceClient::stateChanged, this, &MonitorSession::onStateChanged);
+    connect(&m_tunnel, &SshTunnel::stateChanged, this, &MonitorSession::onTunnelStateChanged);
 }
 
 MonitorSession::~MonitorSession() = default;
 
 void MonitorSession::open(const client::Endpoint &endpoint) {
     m_requested = endpoint;
+    if (openTunnelled(endpoint))
+        return;
     m_client.setEndpoint(
         {endpoint.baseUrl, resolveServiceToken(endpoint.baseUrl, endpoint.token, m_configDir)});
     m_client.connectToService();
 }
 
 void MonitorSession::close() {
+    m_tunnel.stop();
     m_client.disconnectFromService();
 }
 

@@ -7,6 +7,7 @@
 #include "client/ServiceClient.h"
 #include "core/AgentsModel.h"
 #include "core/ListModels.h"
+#include "core/SshTunnel.h"
 #include "core/OutputModel.h"
 
 #include <QHash>
@@ -32,6 +33,9 @@ public:
     // window never shows or saves that one (it stays the service's, and may be regenerated).
     client::Endpoint requestedEndpoint() const { return m_requested; }
     void close();
+    // The tunnel of an ssh:// service (SessionTunnel.cpp): open() starts it and connects through
+    // it whenever it comes up; close() stops it. Stopped for other services.
+    SshTunnel &tunnel() { return m_tunnel; }
 
     AgentsModel &agents() { return m_agents; }
     OutputModel &output(const QString &agentId); // created on first use, bounded
@@ -83,6 +87,8 @@ private:
     static const QHash<QString, Handler> &handlers();
     void onEvent(const QString &type, const QJsonValue &payload);
     void onStateChanged(client::ConnectionState state);
+    bool openTunnelled(const client::Endpoint &endpoint); // false: not an ssh:// service
+    void onTunnelStateChanged(SshTunnel::State state);
     // Event handlers (SessionEvents.cpp), one per server message type.
     void onAgentsUpdate(const QJsonValue &payload);
     void onAgentCreated(const QJsonValue &payload);
@@ -116,6 +122,7 @@ private:
     QString m_configDir;
     client::Endpoint m_requested;
     client::ServiceClient m_client;
+    SshTunnel m_tunnel;
     AgentsModel m_agents;
     TasksModel m_tasks;
     JsonListModel m_notifications;
