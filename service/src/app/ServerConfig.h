@@ -2,6 +2,7 @@
 // flotillad's configuration as one typed struct, parsed from the command line and environment.
 
 #include "http/HttpServer.h"
+#include "notify/NotifyConfig.h"
 #include "ws/EventHub.h"
 
 #include <QByteArray>
@@ -45,6 +46,8 @@ struct ServerConfig {
     qint64 coalesceAboveBacklogBytes = 256 * 1024;
     // A permission request nobody answers within this is denied.
     int permissionTimeoutMs = 5 * 60 * 1000;
+    // Outgoing notification channels: retries, timeouts, outbox bounds.
+    NotifyConfig notify;
 };
 
 struct ParsedCommandLine {

@@ -11,6 +11,7 @@
 #include "controllers/ExecController.h"
 #include "controllers/HistoryController.h"
 #include "controllers/MiscControllers.h"
+#include "controllers/NotificationChannelsController.h"
 #include "controllers/OrganizationController.h"
 #include "controllers/PermissionRulesController.h"
 #include "controllers/RuntimeController.h"
@@ -45,6 +46,7 @@ ServiceApp::ServiceApp(ServerConfig config, QObject *parent)
 ServiceApp::~ServiceApp() {
     shutdown();
     // Controllers and the hub reference the domain objects: tear down in reverse order.
+    m_channelsController.reset();
     m_permissionController.reset();
     m_bossController.reset();
     m_organizationController.reset();
@@ -197,6 +199,8 @@ std::optional<StartFailure> ServiceApp::start() {
     m_execController = std::make_unique<ExecController>(deps);
     m_organizationController = std::make_unique<OrganizationController>(deps);
     m_bossController = std::make_unique<BossController>(deps);
+    m_channelsController =
+        std::make_unique<NotificationChannelsController>(deps, *m_notifications, m_config.notify);
     // The service's own credentials and state are off limits to agents' tool uses.
     const QString home = m_config.agentEnvironment.value(QStringLiteral("HOME"), QDir::homePath());
     QStringList guarded{m_config.dataDir, m_config.tokenFile};

@@ -36,6 +36,7 @@ class HistoryController;
 class HttpServer;
 class NotificationService;
 class NotificationsController;
+class NotificationChannelsController;
 class SystemPromptController;
 class SystemPromptStore;
 
@@ -96,6 +97,7 @@ private:
     std::unique_ptr<ExecController> m_execController;
     std::unique_ptr<OrganizationController> m_organizationController;
     std::unique_ptr<BossController> m_bossController;
+    std::unique_ptr<NotificationChannelsController> m_channelsController;
     std::unique_ptr<RuleStore> m_permissionRules;
     std::unique_ptr<PermissionController> m_permissionController;
     std::unique_ptr<PermissionRulesController> m_permissionRulesController;

@@ -74,6 +74,26 @@ const char *const kMigrations[] = {
     "  agent_id TEXT NOT NULL,"
     "  data TEXT NOT NULL);"
     "CREATE INDEX permission_decisions_agent ON permission_decisions (agent_id, seq);",
+    // 4 -> 5: outgoing notification channels and their outbox (issue 13)
+    "CREATE TABLE notification_channels ("
+    "  id TEXT PRIMARY KEY NOT NULL,"
+    "  created_at INTEGER NOT NULL,"
+    "  data TEXT NOT NULL,"
+    "  secret TEXT,"
+    "  last_delivered_at INTEGER,"
+    "  last_error TEXT);"
+    "CREATE TABLE notification_outbox ("
+    "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  id TEXT UNIQUE NOT NULL,"
+    "  channel_id TEXT NOT NULL,"
+    "  event TEXT NOT NULL,"
+    "  created_at INTEGER NOT NULL,"
+    "  payload TEXT NOT NULL,"
+    "  state TEXT NOT NULL,"
+    "  attempts INTEGER NOT NULL,"
+    "  next_attempt_at INTEGER NOT NULL,"
+    "  last_error TEXT);"
+    "CREATE INDEX notification_outbox_channel ON notification_outbox (channel_id, state, seq);",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
               "one migration per schema version");

@@ -116,6 +116,7 @@ void EventHub::sendSync(QWebSocket *socket) {
 }
 
 void EventHub::broadcast(QLatin1String type, const QJsonValue &payload, Delivery delivery) {
+    Q_EMIT broadcasted(type, payload);
     broadcastRaw(encodeEvent(type, payload), delivery);
 }
 

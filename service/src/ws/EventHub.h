@@ -89,6 +89,11 @@ public:
     // others.
     qint64 largestHealthyBacklog() const;
 
+Q_SIGNALS:
+    // Every broadcast, before it is serialised, clients or not: for in-process observers (the
+    // outgoing notification channels read permission_request here). Direct connections only.
+    void broadcasted(QLatin1String type, const QJsonValue &payload);
+
 private:
     struct Client {
         QWebSocket *socket = nullptr;
