@@ -106,6 +106,48 @@ private Q_SLOTS:
         session.close();
     }
 
+    void sshServicesInTheDialogAndTheStatusBar() {
+        ui::FileCredentialStore store(m_tmp.path() + QStringLiteral("/ssh-tokens.json"));
+        ui::ConnectDialog dialog(store);
+        dialog.show();
+        auto *url = dialog.findChild<QLineEdit *>(QStringLiteral("serviceUrl"));
+        auto *token = dialog.findChild<QLineEdit *>(QStringLiteral("serviceToken"));
+        auto *error = dialog.findChild<QLabel *>(QStringLiteral("connectError"));
+        auto *services = dialog.findChild<QComboBox *>(QStringLiteral("savedServices"));
+        services->setCurrentIndex(services->count() - 1); // "New service..."
+        // What ssh could read as an option is refused in the dialog, with the reason.
+        url->setText(QStringLiteral("ssh://-oProxyCommand=sh@build.example"));
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Rejected));
+        QVERIFY(error->isVisible());
+        QVERIFY2(error->text().contains(QStringLiteral("must not start with '-'")),
+                 qPrintable(error->text()));
+        const QUrl good(QStringLiteral("ssh://alice@build.example:2222?port=6000"));
+        url->setText(good.toString());
+        QVERIFY(token->placeholderText().contains(QStringLiteral("remote service")));
+        token->setText(QStringLiteral("remote-token"));
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        QCOMPARE(dialog.endpoint().baseUrl, good);
+        const ui::ServiceProfiles saved;
+        QCOMPARE(saved.lastUsed(), good);
+        QCOMPARE(saved.all().at(saved.indexOf(good)).name, QStringLiteral("alice@build.example"));
+
+        // The status bar shows the tunnel while it is not up: here ssh itself is missing.
+        MonitorSession session;
+        session.tunnel().setProgram(QStringLiteral("/nonexistent/ssh"));
+        ui::MainWindow window(session, store);
+        window.connectTo(dialog.endpoint());
+        auto *state = window.findChild<QLabel *>(QStringLiteral("connectionState"));
+        QCOMPARE(state->property("tunnelState").toString(), QStringLiteral("Failed"));
+        QVERIFY2(state->text().contains(QStringLiteral("ssh tunnel to alice@build.example failed")),
+                 qPrintable(state->text()));
+        QVERIFY(state->toolTip().contains(QStringLiteral("openssh-client")));
+        session.close();
+        QCOMPARE(state->property("tunnelState").toString(), QStringLiteral("Stopped"));
+        QVERIFY(state->text().contains(QStringLiteral("Disconnected")));
+    }
+
     void permissionDialogAnswers() {
         QJsonObject request{{QStringLiteral("id"), QStringLiteral("perm-1")},
                             {QStringLiteral("agentName"), QStringLiteral("alpha-builder")},

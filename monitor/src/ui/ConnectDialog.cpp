@@ -1,5 +1,6 @@
 #include "ui/ConnectDialog.h"
 
+#include "core/SshTarget.h"
 #include "ui/CredentialStore.h"
 
 #include <QCheckBox>
@@ -31,9 +32,15 @@ ConnectDialog::ConnectDialog(CredentialStore &store, QWidget *parent)
     m_url->setObjectName(QStringLiteral("serviceUrl"));
     m_token->setObjectName(QStringLiteral("serviceToken"));
     m_warning->setObjectName(QStringLiteral("keyringWarning"));
+    m_error->setObjectName(QStringLiteral("connectError"));
     m_url->setPlaceholderText(QStringLiteral("http://127.0.0.1:5174"));
+    m_url->setToolTip(
+        tr("http://host:port for a service this machine reaches directly;\n"
+           "ssh://user@host[:ssh port]?port=5174 for a flotillad on another machine,\n"
+           "reached through ssh (key authentication: ssh never prompts here)."));
     m_token->setEchoMode(QLineEdit::Password);
-    m_token->setPlaceholderText(tr("empty when the service runs without AUTH_TOKEN"));
+    connect(m_url, &QLineEdit::textChanged, this, &ConnectDialog::showTokenHint);
+    showTokenHint();
     m_name->setPlaceholderText(tr("optional"));
     m_remember->setChecked(true);
     m_warning->setWordWrap(true);
@@ -122,6 +129,13 @@ void ConnectDialog::removeProfile() {
     reloadProfiles({});
 }
 
+void ConnectDialog::showTokenHint() {
+    // A remote service's token has to be typed: the local token file is this machine's.
+    m_token->setPlaceholderText(isSshUrl(enteredUrl())
+                                    ? tr("the remote service's token (empty: it runs without one)")
+                                    : tr("empty when the service runs without AUTH_TOKEN"));
+}
+
 void ConnectDialog::showWarning(const QString &warning) {
     m_warning->setText(warning);
     m_warning->setVisible(!warning.isEmpty());
@@ -157,8 +171,14 @@ void ConnectDialog::accept() {
     const QUrl url = enteredUrl();
     const bool schemeOk =
         url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https");
-    if (!url.isValid() || url.host().isEmpty() || !schemeOk) {
-        m_error->setText(tr("Enter a service URL such as http://127.0.0.1:5174."));
+    QString refusal;
+    if (isSshUrl(url))
+        (void)parseSshTarget(url, &refusal);
+    else if (!url.isValid() || url.host().isEmpty() || !schemeOk)
+        refusal = tr("Enter a service URL such as http://127.0.0.1:5174 or "
+                     "ssh://user@host?port=5174.");
+    if (!refusal.isEmpty()) {
+        m_error->setText(refusal);
         m_error->show();
         m_url->setFocus();
         return;

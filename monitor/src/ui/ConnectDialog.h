@@ -35,6 +35,7 @@ private:
     void reloadProfiles(const QUrl &select);
     void showProfile(int index);
     void removeProfile();
+    void showTokenHint();
     void showWarning(const QString &warning);
     QUrl enteredUrl() const;
 

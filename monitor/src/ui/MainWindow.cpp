@@ -49,7 +49,7 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     , m_actions(new AgentActions(session, *m_agents, this))
     , m_permissions(new PermissionPrompter(session, this))
     , m_tray(new TrayNotifier(this))
-    , m_connection(new ConnectionStatusLabel(session.client(), this))
+    , m_connection(new ConnectionStatusLabel(session.client(), session.tunnel(), this))
     , m_counts(new QLabel(this)) {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Flotilla monitor"));

@@ -1,5 +1,7 @@
 #include "ui/ServiceProfiles.h"
 
+#include "core/SshTarget.h"
+
 #include <QSettings>
 
 namespace flotilla::monitor::ui {
@@ -35,8 +37,11 @@ int ServiceProfiles::indexOf(const QUrl &url) const {
 
 void ServiceProfiles::upsert(const ServiceProfile &profile) {
     ServiceProfile p = profile;
-    if (p.name.trimmed().isEmpty())
-        p.name = p.url.host() + QLatin1Char(':') + QString::number(p.url.port(80));
+    if (p.name.trimmed().isEmpty()) {
+        const std::optional<SshTarget> ssh = parseSshTarget(p.url, nullptr);
+        p.name = ssh ? ssh->destination()
+                     : p.url.host() + QLatin1Char(':') + QString::number(p.url.port(80));
+    }
     const int i = indexOf(p.url);
     if (i >= 0)
         m_profiles[i] = p;

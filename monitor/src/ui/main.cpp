@@ -33,9 +33,11 @@ int main(int argc, char *argv[]) {
     parser.addVersionOption();
     const QCommandLineOption urlOption(
         QStringLiteral("url"),
-        QStringLiteral("Service to connect to, e.g. http://127.0.0.1:5174. The token is taken "
-                       "from FLOTILLA_TOKEN, else from the saved service, else (local service "
-                       "only) from ~/.config/flotilla/token."),
+        QStringLiteral("Service to connect to, e.g. http://127.0.0.1:5174, or "
+                       "ssh://user@host?port=5174 for a flotillad on another machine (through "
+                       "an ssh tunnel). The token is taken from FLOTILLA_TOKEN, else from the "
+                       "saved service, else (local service only) from "
+                       "~/.config/flotilla/token."),
         QStringLiteral("url"));
     const QCommandLineOption noKeyringOption(
         QStringLiteral("no-keyring"),
