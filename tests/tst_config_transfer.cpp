@@ -83,7 +83,8 @@ class TestConfigTransfer final : public QObject {
         return QJsonObject{{QStringLiteral("version"), 1}, {kCategories, categories}};
     }
 
-    // Builds a small organisation in `fx`: two areas, three agents, labels, a prompt.
+    // Builds a small organisation in `fx`: two areas, three agents, labels, a prompt, two
+    // permission rules (one everywhere, one for the API agent).
     static void populate(OrgFixture &fx) {
         const QString backend = fx.createArea(QStringLiteral("Backend"), QStringLiteral("#336699"))
                                     .value(QStringLiteral("id"))
@@ -116,6 +117,42 @@ class TestConfigTransfer final : public QObject {
                     QJsonObject{{QStringLiteral("prompt"), QStringLiteral("Be terse.\nUse tabs.")}})
                 .status,
             200);
+        const QString rules = QStringLiteral("/api/permission-rules");
+        QCOMPARE(fx.post(rules, QJsonObject{{QStringLiteral("tool"), QStringLiteral("Bash")},
+                                            {QStringLiteral("pattern"), QStringLiteral("npm test")},
+                                            {QStringLiteral("decision"), QStringLiteral("allow")}})
+                     .status,
+                 201);
+        QCOMPARE(fx.post(rules, QJsonObject{{QStringLiteral("tool"), QStringLiteral("Write")},
+                                            {QStringLiteral("decision"), QStringLiteral("deny")},
+                                            {QStringLiteral("scope"),
+                                             QJsonObject{{QStringLiteral("agentId"), api}}}})
+                     .status,
+                 201);
+    }
+
+    // The rules of `fx` as a user set them: no ids, times or source; an agent scope by name.
+    static QList<QJsonObject> comparableRules(OrgFixture &fx) {
+        QHash<QString, QString> names;
+        for (const QJsonValue &a : fx.agents())
+            names.insert(a.toObject().value(QStringLiteral("id")).toString(),
+                         a.toObject().value(kName).toString());
+        QList<QJsonObject> out;
+        for (const QJsonValue &v : fx.get(QStringLiteral("/api/permission-rules"))
+                                       .object()
+                                       .value(QStringLiteral("rules"))
+                                       .toArray()) {
+            QJsonObject r = v.toObject();
+            for (const char *key : {"id", "createdAt", "source"})
+                r.remove(QLatin1String(key));
+            QJsonObject scope = r.value(QStringLiteral("scope")).toObject();
+            if (scope.contains(QStringLiteral("agentId")))
+                scope = {{QStringLiteral("agent"),
+                          names.value(scope.value(QStringLiteral("agentId")).toString())}};
+            r.insert(QStringLiteral("scope"), scope);
+            out.append(r);
+        }
+        return out;
     }
 
 private Q_SLOTS:
@@ -133,8 +170,14 @@ private Q_SLOTS:
         QCOMPARE(doc.value(QStringLiteral("version")).toInt(), 1);
         QVERIFY(doc.value(QStringLiteral("exportedAt")).toInteger() > 1'600'000'000'000);
         const QJsonObject categories = doc.value(kCategories).toObject();
-        QCOMPARE(categories.keys(), (QStringList{QStringLiteral("agents"), QStringLiteral("areas"),
-                                                 QStringLiteral("system-settings")}));
+        QCOMPARE(categories.keys(),
+                 (QStringList{QStringLiteral("agents"), QStringLiteral("areas"),
+                              QStringLiteral("permissions"), QStringLiteral("system-settings")}));
+        // A rule for an agent names it: ids are each service's own.
+        const QJsonArray exportedRules = categories.value(QStringLiteral("permissions")).toArray();
+        QCOMPARE(exportedRules.size(), 2);
+        QCOMPARE(exportedRules.at(1).toObject().value(QStringLiteral("scope")).toObject(),
+                 (QJsonObject{{QStringLiteral("agentName"), QStringLiteral("API")}}));
         // Setup, not runtime state.
         const QJsonObject first =
             categories.value(QStringLiteral("agents")).toArray().at(0).toObject();
@@ -150,6 +193,7 @@ private Q_SLOTS:
                  (QJsonObject{{QStringLiteral("agents"), 3},
                               {QStringLiteral("areas"), 2},
                               {QStringLiteral("system-settings"), 1},
+                              {QStringLiteral("permissions"), 2},
                               {QStringLiteral("secrets"), 0}}));
         QCOMPARE(summary.value(QStringLiteral("dryRun")).toBool(), false);
         QCOMPARE(summary.value(QStringLiteral("agents")).toArray().size(), 3);
@@ -161,11 +205,14 @@ private Q_SLOTS:
                  comparableAgents(f.agents(), f.areas()));
         QCOMPARE(withoutIds(fresh.areas()), withoutIds(f.areas()));
         QCOMPARE(fresh.prompt(), f.prompt());
+        QCOMPARE(comparableRules(fresh), comparableRules(f));
+        QCOMPARE(comparableRules(fresh).size(), 2);
         // Durable: the same after a restart of the target.
         QVERIFY(fresh.restart());
         QCOMPARE(comparableAgents(fresh.agents(), fresh.areas()),
                  comparableAgents(f.agents(), f.areas()));
         QCOMPARE(fresh.prompt(), f.prompt());
+        QCOMPARE(comparableRules(fresh), comparableRules(f));
     }
 
     void exportCategories_data() {
@@ -240,6 +287,18 @@ private Q_SLOTS:
                                                << QStringLiteral("unsupported_category");
         QTest::newRow("agents not array")
             << doc("\"agents\":{}") << 400 << QStringLiteral("wrong_type");
+        QTest::newRow("permissions not array")
+            << doc("\"permissions\":{}") << 400 << QStringLiteral("wrong_type");
+        QTest::newRow("rule without decision") << doc("\"permissions\":[{\"tool\":\"Bash\"}]")
+                                               << 400 << QStringLiteral("missing_field");
+        QTest::newRow("rule scoped by agent id")
+            << doc("\"permissions\":[{\"tool\":\"Bash\",\"decision\":\"allow\","
+                   "\"scope\":{\"agentId\":\"x\"}}]")
+            << 422 << QStringLiteral("invalid_value");
+        QTest::newRow("rule with shell control")
+            << doc("\"permissions\":[{\"tool\":\"Bash\",\"pattern\":\"a;b\","
+                   "\"decision\":\"allow\"}]")
+            << 422 << QStringLiteral("invalid_value");
         QTest::newRow("agent not object")
             << doc("\"agents\":[1]") << 400 << QStringLiteral("wrong_type");
         QTest::newRow("agent without cwd")

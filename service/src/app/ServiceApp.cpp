@@ -194,8 +194,11 @@ std::optional<StartFailure> ServiceApp::start() {
     // Orchestration (issue 4): each controller owns its area's services.
     m_secrets = std::make_unique<SecretStore>(m_config.dataDir + QStringLiteral("/secrets.json"));
     m_secrets->load();
-    const OrchestrationDeps deps{*m_http, *m_agents, *m_runtime, *m_hub,
-                                 *m_db,   *m_prompt, *m_secrets, m_config.dataDir};
+    m_permissionRules = std::make_unique<RuleStore>(*m_db);
+    if (Status e = m_permissionRules->load())
+        return StartFailure{exitcode::kDataDir, e->message};
+    const OrchestrationDeps deps{*m_http,   *m_agents,  *m_runtime,         *m_hub,          *m_db,
+                                 *m_prompt, *m_secrets, *m_permissionRules, m_config.dataDir};
     m_execController = std::make_unique<ExecController>(deps);
     m_organizationController = std::make_unique<OrganizationController>(deps);
     m_bossController = std::make_unique<BossController>(deps);
@@ -206,9 +209,6 @@ std::optional<StartFailure> ServiceApp::start() {
     QStringList guarded{m_config.dataDir, m_config.tokenFile};
     if (!m_config.configDir.isEmpty())
         guarded << m_config.configDir;
-    m_permissionRules = std::make_unique<RuleStore>(*m_db);
-    if (Status e = m_permissionRules->load())
-        return StartFailure{exitcode::kDataDir, e->message};
     // Logged tool inputs never show a secret's value or the service's token.
     auto mask = [secrets = m_secrets.get(), token = m_config.authToken](const QJsonObject &in) {
         QList<QByteArray> values = secrets->values();

@@ -10,6 +10,7 @@ class AgentRegistry;
 class AgentRuntime;
 class Database;
 class EventHub;
+class RuleStore;
 class HttpServer;
 class SecretStore;
 class SystemPromptStore;
@@ -21,7 +22,8 @@ struct OrchestrationDeps {
     EventHub &hub;
     Database &db;
     SystemPromptStore &prompt;
-    SecretStore &secrets; // exec substitutes them, config transfer exports them on request
+    SecretStore &secrets;       // exec substitutes them, config transfer exports them on request
+    RuleStore &permissionRules; // standing permission rules: config transfer's `permissions`
     QString dataDir;
 };
 

@@ -47,7 +47,8 @@ OrganizationController::OrganizationController(const OrchestrationDeps &deps, QO
     : QObject(parent)
     , m_deps(deps)
     , m_areas(deps.db)
-    , m_transfer(deps.agents, m_areas, deps.prompt, deps.secrets, m_activity) {
+    , m_transfer(deps.agents, m_areas, deps.prompt, deps.secrets, m_activity,
+                 deps.permissionRules) {
     if (Status e = m_areas.load())
         qCCritical(lcOrg).noquote()
             << "areas could not be read; starting without them:" << e->message;

@@ -5,6 +5,7 @@
 #include "organization/ActivityLog.h"
 #include "organization/OrgLogging.h"
 #include "organization/SecretTransfer.h"
+#include "permissions/RuleStore.h"
 #include "protocol/OrganizationNames.h"
 
 #include <QDateTime>
@@ -62,12 +63,13 @@ const QStringList kLabelKeys{QString(k::TaskLabel), QString(k::TrackingStatus),
 } // namespace
 
 ConfigTransfer::ConfigTransfer(AgentRegistry &agents, AreaStore &areas, SystemPromptStore &prompt,
-                               SecretStore &secrets, ActivityLog &activity)
+                               SecretStore &secrets, ActivityLog &activity, RuleStore &rules)
     : m_agents(agents)
     , m_areas(areas)
     , m_prompt(prompt)
     , m_secrets(secrets)
-    , m_activity(activity) {
+    , m_activity(activity)
+    , m_rules(rules) {
 }
 
 const QStringList &ConfigTransfer::allCategories() {
@@ -80,7 +82,7 @@ const QStringList &ConfigTransfer::allCategories() {
 }
 
 const QStringList &ConfigTransfer::supportedCategories() {
-    static const QStringList list{cat::Agents, cat::Areas, cat::SystemSettings};
+    static const QStringList list{cat::Agents, cat::Areas, cat::Permissions, cat::SystemSettings};
     return list;
 }
 
@@ -152,6 +154,8 @@ QJsonObject ConfigTransfer::exportDocument(const QStringList &categories,
             out.insert(name, areas);
         } else if (name == cat::SystemSettings) {
             out.insert(name, QJsonObject{{k::Prompt, m_prompt.prompt()}});
+        } else if (name == cat::Permissions) {
+            out.insert(name, exportRules(m_rules.rules(), m_agents));
         } else {
             out.insert(name, QJsonArray()); // a category Flotilla has no data for
         }
@@ -221,6 +225,22 @@ Result<ImportPlan> ConfigTransfer::validate(const QJsonObject &doc) const {
     if (categories.contains(cat::SystemSettings)) {
         if (Status e = validateSettings(categories.value(cat::SystemSettings), plan))
             return *e;
+    }
+    if (categories.contains(cat::Permissions)) {
+        QStringList names;
+        for (const Agent &a : m_agents.agents())
+            names.append(a.name);
+        for (const ImportPlan::AgentEntry &e : std::as_const(plan.agents))
+            names.append(e.draft.name);
+        auto rules = parseRuleImport(categories.value(cat::Permissions), names, &plan.warnings);
+        if (!rules)
+            return rules.error();
+        if (m_rules.rules().size() + rules->size() > RuleStore::kMaxRules)
+            return Error::conflict(c::Conflict,
+                                   QStringLiteral("categories.permissions: at most %1 rules may "
+                                                  "exist")
+                                       .arg(RuleStore::kMaxRules));
+        plan.rules = std::move(*rules);
     }
     if (doc.contains(ok::Secrets)) {
         auto secrets = parseSecretImport(doc.value(ok::Secrets), m_secrets);
@@ -406,9 +426,26 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
     }
     if (Status e = m_agents.flush())
         return fail(*e);
+    QStringList ruleIds;
+    if (!plan.rules.isEmpty()) {
+        const auto added = m_rules.addAll(resolvedRules(plan), QStringLiteral("import"));
+        if (!added)
+            return fail(added.error());
+        for (const PermissionRule &r : *added)
+            ruleIds.append(r.id);
+    }
+    const auto removeRules = [this, &ruleIds] {
+        for (const QString &id : std::as_const(ruleIds)) {
+            if (Status e = m_rules.remove(id))
+                qCCritical(lcOrg).noquote()
+                    << "undoing import: rule could not be removed:" << e->message;
+        }
+    };
     if (!plan.secrets.isEmpty()) {
-        if (Status e = m_secrets.addAll(plan.secrets)) // one atomic file write
+        if (Status e = m_secrets.addAll(plan.secrets)) { // one atomic file write
+            removeRules();
             return fail(*e);
+        }
     }
     if (plan.prompt) {
         if (Status e = m_prompt.setPrompt(*plan.prompt)) {
@@ -418,6 +455,7 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
             if (Status undone = m_secrets.removeAll(names))
                 qCCritical(lcOrg).noquote()
                     << "undoing import: secrets could not be removed:" << undone->message;
+            removeRules();
             return fail(*e);
         }
     }
@@ -428,10 +466,30 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
         parts.append(QStringLiteral("%1 secret(s)").arg(plan.secrets.size()));
     if (plan.prompt)
         parts.append(QStringLiteral("the system prompt"));
+    if (!plan.rules.isEmpty())
+        parts.append(QStringLiteral("%1 permission rule(s)").arg(plan.rules.size()));
     m_activity.record(wire::org::activity::ConfigImported,
                       QStringLiteral("Imported ") + parts.join(QStringLiteral(", ")));
     qCInfo(lcOrg).noquote() << "config imported:" << parts.join(QStringLiteral(", "));
     return summary(plan, false, agentsOut, areasOut);
+}
+
+QList<PermissionRule> ConfigTransfer::resolvedRules(const ImportPlan &plan) const {
+    QList<PermissionRule> out;
+    const QList<Agent> all = m_agents.agents();
+    for (const RuleImport &imported : plan.rules) {
+        PermissionRule r = imported.rule;
+        if (!imported.agentName.isEmpty()) {
+            const auto it = std::find_if(all.cbegin(), all.cend(), [&](const Agent &a) {
+                return a.name.compare(imported.agentName, Qt::CaseInsensitive) == 0;
+            });
+            if (it == all.cend())
+                continue; // validated against the names there would be; cannot happen
+            r.scopeAgentId = it->id;
+        }
+        out.append(r);
+    }
+    return out;
 }
 
 void ConfigTransfer::undo(const QStringList &agentIds, const QStringList &areaIds) {
@@ -461,6 +519,7 @@ QJsonObject ConfigTransfer::summary(const ImportPlan &plan, bool dryRun,
         {ok::Imported, QJsonObject{{cat::Agents, plan.agents.size()},
                                    {cat::Areas, plan.areas.size()},
                                    {cat::SystemSettings, plan.prompt ? 1 : 0},
+                                   {cat::Permissions, plan.rules.size()},
                                    {ok::Secrets, plan.secrets.size()}}},
         {ok::Agents, agents},
         {ok::Areas, areas},

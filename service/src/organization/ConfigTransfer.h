@@ -12,6 +12,7 @@
 #include "domain/Error.h"
 #include "exec/SecretStore.h"
 #include "organization/AreaStore.h"
+#include "organization/PermissionTransfer.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -23,6 +24,7 @@ namespace flotilla {
 
 class ActivityLog;
 class AgentRegistry;
+class RuleStore;
 class SystemPromptStore;
 
 // A validated import document, nothing applied yet.
@@ -36,6 +38,7 @@ struct ImportPlan {
     QStringList areaRefs; // document id of each area (may be empty), parallel to `areas`
     QList<AgentEntry> agents;
     std::optional<QString> prompt;
+    QList<RuleImport> rules; // the permissions category
     QList<SecretStore::NamedValue> secrets;
     QStringList skipped;  // categories present but empty, that Flotilla has no data for
     QStringList warnings; // what is imported differently from the document
@@ -50,7 +53,7 @@ public:
     static constexpr int kMaxImportAgents = 500;
 
     ConfigTransfer(AgentRegistry &agents, AreaStore &areas, SystemPromptStore &prompt,
-                   SecretStore &secrets, ActivityLog &activity);
+                   SecretStore &secrets, ActivityLog &activity, RuleStore &rules);
 
     // The twelve names of GET /api/config/categories, and the ones Flotilla holds data for.
     static const QStringList &allCategories();
@@ -74,12 +77,15 @@ private:
     Status validateAreas(const QJsonValue &value, ImportPlan &plan) const;
     Status validateSettings(const QJsonValue &value, ImportPlan &plan) const;
     void undo(const QStringList &agentIds, const QStringList &areaIds);
+    // The imported rules with their agents resolved (agents are created by then).
+    QList<PermissionRule> resolvedRules(const ImportPlan &plan) const;
 
     AgentRegistry &m_agents;
     AreaStore &m_areas;
     SystemPromptStore &m_prompt;
     SecretStore &m_secrets;
     ActivityLog &m_activity;
+    RuleStore &m_rules;
 };
 
 } // namespace flotilla

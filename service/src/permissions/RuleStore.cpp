@@ -52,7 +52,7 @@ RuleStore::~RuleStore() = default;
 
 Status RuleStore::load() {
     m_rules.clear();
-    return m_db.query(QStringLiteral("SELECT data FROM permission_rules ORDER BY created_at, id"),
+    return m_db.query(QStringLiteral("SELECT data FROM permission_rules ORDER BY rowid"),
                       {}, [this](const QVariantList &row) {
                           PermissionRule r;
                           const QJsonObject json =
