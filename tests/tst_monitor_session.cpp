@@ -184,7 +184,7 @@ private Q_SLOTS:
 
         r = waitReply([&](auto cb) { s.clearContext({a}, cb); });
         QCOMPARE(r.status, 200);
-        OutputModel &out = s.output(a);
+        TranscriptModel &out = s.conversation(a);
         QCOMPARE(out.index(out.rowCount() - 1).data().toString(),
                  QStringLiteral("[context cleared]"));
 

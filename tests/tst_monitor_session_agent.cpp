@@ -1,7 +1,8 @@
 // The monitor following a real agent turn: the in-process service drives the pinned Claude
 // Code CLI against the scripted model (AgentRig); the session, connected over loopback, turns
-// the streamed output into lines and tool entries, follows status and context, and pages the
-// conversation's history from the CLI's session file without repeating what it streamed.
+// the streamed output into a transcript (the user's message, one entry per tool call with its
+// result, the reply), follows status and context, and pages the conversation's history from the
+// CLI's session file without repeating what it streamed.
 
 #include "core/MonitorSession.h"
 #include "protocol/BossNames.h"
@@ -21,19 +22,21 @@ namespace k = flotilla::wire::key;
 
 namespace {
 
-QStringList texts(const OutputModel &m) {
-    QStringList out;
-    for (int row = 0; row < m.rowCount(); ++row)
-        out << m.index(row).data().toString();
-    return out;
-}
-
-int rowOfKind(const OutputModel &m, OutputEntry::Kind kind, int from = 0) {
+int rowOfKind(const TranscriptModel &m, TranscriptEntry::Kind kind, int from = 0) {
     for (int row = from; row < m.rowCount(); ++row) {
-        if (m.index(row).data(OutputModel::KindRole).toInt() == int(kind))
+        if (m.entry(row).kind == kind)
             return row;
     }
     return -1;
+}
+
+QString dump(const TranscriptModel &m) {
+    QStringList out;
+    for (int row = 0; row < m.rowCount(); ++row)
+        out << QStringLiteral("%1:%2")
+                   .arg(int(m.entry(row).kind))
+                   .arg(m.index(row).data().toString());
+    return out.join(QLatin1Char('|'));
 }
 
 bool open(MonitorSession &s, AgentRig &rig) {
@@ -47,7 +50,7 @@ bool open(MonitorSession &s, AgentRig &rig) {
 class TestMonitorSessionAgent final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void streamedTurnBecomesLines() {
+    void streamedTurnBecomesATranscript() {
         AgentRig rig;
         QVERIFY(rig.start());
         MonitorSession s;
@@ -64,21 +67,25 @@ private Q_SLOTS:
         QCOMPARE(sent.status, 200);
         QVERIFY(rig.waitTurns(1));
 
-        OutputModel &out = s.output(rig.agentId);
+        TranscriptModel &out = s.conversation(rig.agentId);
         // The final chunk closes the turn: nothing is left open.
-        QTRY_VERIFY(out.rowCount() > 0 &&
-                    !out.index(out.rowCount() - 1).data(OutputModel::OpenRole).toBool());
-        const QStringList lines = texts(out);
-        QCOMPARE(lines.first(), QStringLiteral("> run the probe"));
-        const int call = rowOfKind(out, OutputEntry::ToolCall);
-        QVERIFY2(call > 0, qPrintable(lines.join(QLatin1Char('|'))));
-        QVERIFY(lines[call].startsWith(QStringLiteral("Bash  {")));
-        QVERIFY(lines[call].contains(QStringLiteral("echo monitor-tool-ok")));
-        const int result = rowOfKind(out, OutputEntry::ToolResult, call);
-        QVERIFY(result > call);
-        QCOMPARE(lines[result], QStringLiteral("monitor-tool-ok"));
-        QCOMPARE(lines.mid(lines.size() - 2),
-                 QStringList({QStringLiteral("All done."), QStringLiteral("Second line.")}));
+        QTRY_VERIFY(out.rowCount() > 0 && !out.inTurn() &&
+                    !out.entry(out.rowCount() - 1).streaming);
+        QCOMPARE(out.entry(0).kind, TranscriptEntry::Kind::User);
+        QCOMPARE(out.entry(0).text, QStringLiteral("run the probe"));
+        QVERIFY(!out.entry(0).pending); // its turn started (currentTask): not a second copy
+        QCOMPARE(rowOfKind(out, TranscriptEntry::Kind::User, 1), -1);
+        const int call = rowOfKind(out, TranscriptEntry::Kind::Tool);
+        QVERIFY2(call > 0, qPrintable(dump(out)));
+        const TranscriptEntry &tool = out.entry(call);
+        QCOMPARE(tool.toolName, QStringLiteral("Bash"));
+        QCOMPARE(tool.toolInput.value(QStringLiteral("command")).toString(),
+                 QStringLiteral("echo monitor-tool-ok"));
+        QVERIFY(tool.hasResult);
+        QCOMPARE(tool.toolOutput.trimmed(), QStringLiteral("monitor-tool-ok"));
+        const TranscriptEntry &reply = out.entry(out.rowCount() - 1);
+        QCOMPARE(reply.kind, TranscriptEntry::Kind::Assistant);
+        QCOMPARE(reply.text, QStringLiteral("All done.\nSecond line."));
 
         // Status and context through agent_updated / context_update.
         const int row = s.agents().rowOf(rig.agentId);
@@ -110,18 +117,17 @@ private Q_SLOTS:
         });
         QTRY_VERIFY(called);
         QVERIFY(!more);
-        const OutputModel &history = later.output(rig.agentId);
-        const QStringList old = texts(history);
-        QVERIFY2(old.size() >= 5, qPrintable(old.join(QLatin1Char('|'))));
-        // The user's message (the CLI may put reminder lines before it in the same entry).
-        const int asked = int(old.indexOf(QStringLiteral("> run the probe")) >= 0
-                                  ? old.indexOf(QStringLiteral("> run the probe"))
-                                  : old.indexOf(QStringLiteral("run the probe")));
-        QVERIFY2(asked >= 0, qPrintable(old.join(QLatin1Char('|'))));
-        QCOMPARE(history.index(asked).data(OutputModel::KindRole).toInt(), int(OutputEntry::Info));
-        QVERIFY(rowOfKind(history, OutputEntry::ToolCall) > 0);
-        QVERIFY(old.contains(QStringLiteral("monitor-tool-ok")));
-        QCOMPARE(old.constLast(), QStringLiteral("Second line."));
+        const TranscriptModel &history = later.conversation(rig.agentId);
+        QVERIFY2(history.rowCount() >= 3, qPrintable(dump(history)));
+        // The user's message, as a user message (the CLI may put reminder text before it).
+        const int asked = rowOfKind(history, TranscriptEntry::Kind::User);
+        QVERIFY2(asked >= 0, qPrintable(dump(history)));
+        QVERIFY(history.entry(asked).text.endsWith(QStringLiteral("run the probe")));
+        const int used = rowOfKind(history, TranscriptEntry::Kind::Tool);
+        QVERIFY2(used > asked, qPrintable(dump(history)));
+        QVERIFY(history.entry(used).toolOutput.contains(QStringLiteral("monitor-tool-ok")));
+        QCOMPARE(history.entry(history.rowCount() - 1).text,
+                 QStringLiteral("All done.\nSecond line."));
     }
 
     void stopEndsTheTurnInTheView() {
@@ -134,14 +140,56 @@ private Q_SLOTS:
         const int row = s.agents().rowOf(rig.agentId);
         QTRY_COMPARE(s.agents().index(row, AgentsModel::Status).data().toString(),
                      QStringLiteral("working"));
-        OutputModel &out = s.output(rig.agentId);
-        QTRY_VERIFY(out.rowCount() > 0); // some deltas streamed
+        TranscriptModel &out = s.conversation(rig.agentId);
+        // A turn started by another client shows its message (currentTask), then the reply.
+        QTRY_VERIFY(rowOfKind(out, TranscriptEntry::Kind::Assistant) > 0); // some deltas streamed
+        QCOMPARE(out.entry(0).kind, TranscriptEntry::Kind::User);
+        QCOMPARE(out.entry(0).text, QStringLiteral("take your time"));
         QVERIFY(waitReply([&](auto cb) { s.stopAgents({rig.agentId}, cb); }).ok());
         QTRY_COMPARE(out.index(out.rowCount() - 1).data().toString(), QStringLiteral("[stopped]"));
-        QCOMPARE(out.index(out.rowCount() - 1).data(OutputModel::KindRole).toInt(),
-                 int(OutputEntry::Info));
+        QCOMPARE(out.entry(out.rowCount() - 1).kind, TranscriptEntry::Kind::Stopped);
+        QVERIFY(!out.entry(out.rowCount() - 2).streaming); // the cut reply is closed
         QTRY_COMPARE(s.agents().index(row, AgentsModel::Status).data().toString(),
                      QStringLiteral("stopped"));
+    }
+
+    // Issue 12: a monitor that connects while a turn runs shows the message that started it
+    // (from the agent's currentTask) above the reply streaming in, before any history is paged;
+    // the history page that follows does not repeat it.
+    void connectingMidTurnShowsTheTurnsMessage() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        rig.mock.queueText(QStringLiteral("an earlier answer"));
+        QCOMPARE(rig.send(QStringLiteral("an earlier question")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        rig.mock.queueSlow(QStringLiteral("a slow answer streaming while the monitor connects"),
+                           4000);
+        QCOMPARE(rig.send(QStringLiteral("explain the build")).status, 200);
+        QVERIFY(rig.waitStatus(QStringLiteral("working")));
+
+        MonitorSession late;
+        QVERIFY(open(late, rig));
+        TranscriptModel &out = late.conversation(rig.agentId);
+        QVERIFY(out.rowCount() >= 1); // from the snapshot, before the output that follows
+        QCOMPARE(out.entry(0).kind, TranscriptEntry::Kind::User);
+        QCOMPARE(out.entry(0).text, QStringLiteral("explain the build"));
+        QVERIFY(out.inTurn());
+        QTRY_VERIFY_WITH_TIMEOUT(rowOfKind(out, TranscriptEntry::Kind::Assistant) == 1, 10000);
+        QVERIFY(rig.waitTurns(2));
+        QTRY_VERIFY(!out.inTurn());
+
+        bool called = false;
+        late.loadOlderHistory(rig.agentId, [&](bool) { called = true; });
+        QTRY_VERIFY(called);
+        // The earlier turn came from history; this turn's message is not there twice.
+        QStringList users;
+        for (int row = 0; row < out.rowCount(); ++row)
+            if (out.entry(row).kind == TranscriptEntry::Kind::User)
+                users << out.entry(row).text.section(QLatin1Char('\n'), -1);
+        QCOMPARE(users, QStringList({QStringLiteral("an earlier question"),
+                                     QStringLiteral("explain the build")}));
+        // The reply as far as it streamed since the monitor connected.
+        QVERIFY(out.entry(out.rowCount() - 1).text.endsWith(QStringLiteral("monitor connects")));
     }
 
     // A tool the CLI asks about: the request reaches the session (and a monitor that connects

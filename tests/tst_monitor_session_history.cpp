@@ -1,12 +1,13 @@
 // History paging through MonitorSession against the real service (in-process, with a
-// synthetic CLI session file): pages go on top of the OutputModel, oldest first, without gaps
-// or repeats, also when the conversation grows between two pages.
+// synthetic CLI session file): pages go on top of the TranscriptModel, oldest first, without
+// gaps or repeats, also when the conversation grows between two pages.
 
 #include "core/HistoryConvert.h"
 #include "core/MonitorSession.h"
 #include "support/HistoryFixtures.h"
 #include "support/MonitorFixture.h"
 
+#include <QJsonDocument>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTest>
@@ -16,8 +17,8 @@ using namespace flotilla::monitor;
 
 namespace {
 
-// What OutputModel shows for each synthetic entry: user text with the prompt marker, assistant
-// text as is, a tool call as "Bash  <input>".
+// Each synthetic entry as a line: user and assistant text as they are, a tool call as
+// "Bash  <input>".
 QStringList expectedLines(const QStringList &contents) {
     QStringList out;
     for (const QString &c : contents) {
@@ -29,13 +30,15 @@ QStringList expectedLines(const QStringList &contents) {
     return out;
 }
 
-QStringList shown(const OutputModel &m) {
+QStringList shown(const TranscriptModel &m) {
     QStringList out;
     for (int row = 0; row < m.rowCount(); ++row) {
-        QString t = m.index(row).data().toString();
-        if (t.startsWith(userLinePrefix()))
-            t = t.mid(userLinePrefix().size());
-        out << t;
+        const TranscriptEntry &e = m.entry(row);
+        if (e.kind == TranscriptEntry::Kind::Tool)
+            out << e.toolName + QStringLiteral("  ") +
+                       QString::fromUtf8(QJsonDocument(e.toolInput).toJson(QJsonDocument::Compact));
+        else
+            out << e.text;
     }
     return out;
 }
@@ -60,7 +63,7 @@ private Q_SLOTS:
         session.open({rest.svc->url(QString()), {}});
         QTRY_VERIFY(!resynced.isEmpty());
 
-        OutputModel &out = session.output(rest.agentId);
+        TranscriptModel &out = session.conversation(rest.agentId);
         int pages = 0;
         bool more = true;
         while (more) {
@@ -114,7 +117,7 @@ private Q_SLOTS:
         session.loadOlderHistory(rest.agentId, [&](bool) { ++answers; });
         session.loadOlderHistory(rest.agentId, [&](bool) { ++answers; });
         QTRY_COMPARE(answers, 2);
-        QCOMPARE(shown(session.output(rest.agentId)), expectedLines(syn.contents));
+        QCOMPARE(shown(session.conversation(rest.agentId)), expectedLines(syn.contents));
 
         // Deleting the agent answers a pending request instead of leaving it hanging.
         Rest other;
@@ -153,7 +156,7 @@ private Q_SLOTS:
         });
         QTRY_VERIFY(called);
         QVERIFY(!more);
-        QCOMPARE(session.output(rest.agentId).rowCount(), 0);
+        QCOMPARE(session.conversation(rest.agentId).rowCount(), 0);
 
         // The conversation starts later: the next request finds it.
         Synthetic syn;
@@ -163,7 +166,7 @@ private Q_SLOTS:
         called = false;
         session.loadOlderHistory(rest.agentId, [&](bool) { called = true; });
         QTRY_VERIFY(called);
-        QCOMPARE(shown(session.output(rest.agentId)), expectedLines(syn.contents));
+        QCOMPARE(shown(session.conversation(rest.agentId)), expectedLines(syn.contents));
     }
 };
 

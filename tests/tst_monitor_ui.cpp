@@ -15,11 +15,11 @@
 #include "ui/BossPanel.h"
 #include "ui/ConnectDialog.h"
 #include "ui/ConnectionStatusLabel.h"
+#include "ui/ConversationView.h"
 #include "ui/FileCredentialStore.h"
 #include "ui/HistorySearchPanel.h"
 #include "ui/MainWindow.h"
 #include "ui/MessageComposer.h"
-#include "ui/OutputView.h"
 #include "ui/PermissionDialog.h"
 #include "ui/PermissionPrompter.h"
 #include "ui/ServiceProfiles.h"
@@ -240,28 +240,24 @@ private Q_SLOTS:
         QTest::keyClick(composer->editor(), Qt::Key_Return, Qt::ControlModifier);
         QTRY_VERIFY_WITH_TIMEOUT(composer->text().isEmpty(), 10000);
 
-        OutputModel &out = f.session->output(id);
-        auto hasKind = [&out](int kind) {
+        TranscriptModel &out = f.session->conversation(id);
+        auto hasKind = [&out](TranscriptEntry::Kind kind) {
             for (int row = 0; row < out.rowCount(); ++row)
-                if (out.index(row).data(OutputModel::KindRole).toInt() == kind)
+                if (out.entry(row).kind == kind)
                     return true;
             return false;
         };
-        QTRY_VERIFY_WITH_TIMEOUT(hasKind(OutputEntry::ToolCall), 60000);
-        QTRY_VERIFY_WITH_TIMEOUT(hasKind(OutputEntry::ToolResult), 60000);
-        auto hasText = [&out](const QString &text) {
-            for (int row = 0; row < out.rowCount(); ++row)
-                if (out.index(row).data().toString().contains(text))
-                    return true;
-            return false;
-        };
-        QTRY_VERIFY_WITH_TIMEOUT(hasText(QStringLiteral("Line 12 of the answer")), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(hasKind(TranscriptEntry::Kind::Tool), 60000);
+        ui::ConversationView *view = pane->conversationView();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            view->toPlainText().contains(QStringLiteral("Line 12 of the answer")), 60000);
         QTRY_COMPARE_WITH_TIMEOUT(str(f.session->agents().agent(id), "status"),
                                   QStringLiteral("idle"), 60000);
-        QCOMPARE(pane->outputView()->model(), &out);
+        QCOMPARE(view->transcript(), &out);
+        QVERIFY(view->toPlainText().contains(QStringLiteral("run echo and summarise")));
         // Following the stream: the view sits at the bottom.
-        QScrollBar *bar = pane->outputView()->verticalScrollBar();
-        QTRY_VERIFY(bar->value() >= bar->maximum() - 2);
+        QScrollBar *bar = view->verticalScrollBar();
+        QTRY_VERIFY(bar->value() >= bar->maximum() - 4);
     }
 
     void historySearchShowsMatches() {
@@ -409,14 +405,7 @@ private Q_SLOTS:
 };
 
 int main(int argc, char *argv[]) {
-    QTemporaryDir home;
-    if (!makeHermeticGuiHome(home))
-        return 1;
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("flotilla-test"));
-    QApplication::setApplicationName(QStringLiteral("tst_monitor_ui"));
-    TestMonitorUi tc;
-    return QTest::qExec(&tc, argc, argv);
+    return runGuiSuite<TestMonitorUi>(argc, argv, QStringLiteral("tst_monitor_ui"));
 }
 
 #include "tst_monitor_ui.moc"

@@ -1,13 +1,13 @@
 // The monitor's window with agents at work (real flotillad child, real Claude Code CLI against
 // MockAnthropic): a permission request becomes a dialog whose Grant / Deny reach the agent, the
 // boss view shows a boss's team and its delegation decisions, and a fresh window loads an agent's
-// history page by page as the output is scrolled to the top.
+// history page by page as the conversation is scrolled to the top.
 
 #include "support/HermeticGui.h"
 #include "support/MonitorUiFixture.h"
 #include "ui/AgentPane.h"
 #include "ui/BossPanel.h"
-#include "ui/OutputView.h"
+#include "ui/ConversationView.h"
 #include "ui/PermissionDialog.h"
 #include "ui/PermissionPrompter.h"
 
@@ -30,22 +30,22 @@ QString str(const QJsonObject &o, const char *key) {
     return o.value(QLatin1String(key)).toString();
 }
 
-bool outputContains(OutputModel &out, const QString &text) {
+bool outputContains(const TranscriptModel &out, const QString &text) {
     for (int row = 0; row < out.rowCount(); ++row)
-        if (out.index(row).data().toString().contains(text))
+        if (out.entry(row).text.contains(text))
             return true;
     return false;
 }
 
-// A line that ends with `text` ("answer number 1" must not match "answer number 12").
-bool outputHasLine(OutputModel &out, const QString &text) {
+// An entry that ends with `text` ("answer number 1" must not match "answer number 12").
+bool outputHasLine(const TranscriptModel &out, const QString &text) {
     for (int row = 0; row < out.rowCount(); ++row)
-        if (out.index(row).data().toString().trimmed().endsWith(text))
+        if (out.entry(row).text.trimmed().endsWith(text))
             return true;
     return false;
 }
 
-QString dump(OutputModel &out) {
+QString dump(const TranscriptModel &out) {
     QStringList lines;
     for (int row = 0; row < out.rowCount(); ++row)
         lines << out.index(row).data().toString();
@@ -190,13 +190,13 @@ private Q_SLOTS:
         QVERIFY(f.openWindow());
         QTRY_VERIFY(f.session->agents().rowOf(id) >= 0);
         f.agentsView()->selectAgent(id);
-        OutputModel &out = f.session->output(id);
+        TranscriptModel &out = f.session->conversation(id);
         QTRY_VERIFY_WITH_TIMEOUT(outputContains(out, QStringLiteral("answer number 30")), 15000);
         QVERIFY(!outputHasLine(out, QStringLiteral("answer number 1")));
         auto *state = f.window->agentPane()->findChild<QLabel *>(QStringLiteral("historyState"));
         QTRY_VERIFY(state->text().contains(QStringLiteral("older")));
 
-        ui::OutputView *view = f.window->agentPane()->outputView();
+        ui::ConversationView *view = f.window->agentPane()->conversationView();
         const int before = out.rowCount();
         view->verticalScrollBar()->setValue(view->verticalScrollBar()->minimum());
         QTRY_VERIFY_WITH_TIMEOUT(out.rowCount() > before, 15000);
@@ -209,14 +209,7 @@ private Q_SLOTS:
 };
 
 int main(int argc, char *argv[]) {
-    QTemporaryDir home;
-    if (!makeHermeticGuiHome(home))
-        return 1;
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("flotilla-test"));
-    QApplication::setApplicationName(QStringLiteral("tst_monitor_ui_agents"));
-    TestMonitorUiAgents tc;
-    return QTest::qExec(&tc, argc, argv);
+    return runGuiSuite<TestMonitorUiAgents>(argc, argv, QStringLiteral("tst_monitor_ui_agents"));
 }
 
 #include "tst_monitor_ui_agents.moc"

@@ -272,14 +272,7 @@ private Q_SLOTS:
 };
 
 int main(int argc, char *argv[]) {
-    QTemporaryDir home;
-    if (!makeHermeticGuiHome(home))
-        return 1;
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("flotilla-test"));
-    QApplication::setApplicationName(QStringLiteral("tst_monitor_ui_dialogs"));
-    TestMonitorUiDialogs tc;
-    return QTest::qExec(&tc, argc, argv);
+    return runGuiSuite<TestMonitorUiDialogs>(argc, argv, QStringLiteral("tst_monitor_ui_dialogs"));
 }
 
 #include "tst_monitor_ui_dialogs.moc"

@@ -1,12 +1,15 @@
 #pragma once
 // For GUI suites: a temp HOME and XDG dirs set before QApplication reads them, so QSettings,
-// token files and window layouts never touch the real user's files. Call first thing in main().
+// token files and window layouts never touch the real user's files. Call first thing in main(),
+// or let runGuiSuite() be main().
 
+#include <QApplication>
 #include <QByteArray>
 #include <QDir>
 #include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTest>
 
 namespace flotilla::test {
 
@@ -27,6 +30,19 @@ inline bool makeHermeticGuiHome(const QTemporaryDir &home) {
     qunsetenv("DBUS_SESSION_BUS_ADDRESS");
     QStandardPaths::setTestModeEnabled(true);
     return true;
+}
+
+// The whole main() of a GUI suite: the hermetic HOME, a QApplication named after the suite (its
+// QSettings live in that HOME), then the test object's slots.
+template <typename Suite> int runGuiSuite(int argc, char *argv[], const QString &name) {
+    QTemporaryDir home;
+    if (!makeHermeticGuiHome(home))
+        return 1;
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("flotilla-test"));
+    QApplication::setApplicationName(name);
+    Suite suite;
+    return QTest::qExec(&suite, argc, argv);
 }
 
 } // namespace flotilla::test

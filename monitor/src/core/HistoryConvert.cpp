@@ -3,55 +3,75 @@
 #include "protocol/HistoryNames.h"
 #include "protocol/WireNames.h"
 
-#include <QJsonDocument>
-
 namespace flotilla::monitor {
 
 namespace k = ::flotilla::wire::key;
 namespace hk = ::flotilla::wire::history::key;
 namespace ht = ::flotilla::wire::history::entrytype;
 
+using Kind = TranscriptEntry::Kind;
+
 namespace {
-QList<OutputEntry> lines(OutputEntry::Kind kind, const QString &text, const QString &toolName,
-                         qint64 timestamp, const QString &firstPrefix = {}, int maxLines = -1) {
-    return splitIntoEntries(kind, text, toolName, timestamp, firstPrefix, maxLines);
+// The call a result answers: the same toolUseId, or without ids the earliest open call of that
+// tool; -1 when the call is not in `out`.
+qsizetype callOf(const QList<TranscriptEntry> &out, const QString &toolUseId,
+                 const QString &toolName) {
+    qsizetype found = -1;
+    for (qsizetype i = out.size() - 1; i >= 0; --i) {
+        const TranscriptEntry &e = out[i];
+        if (e.kind != Kind::Tool || !e.hasInput || e.hasResult)
+            continue;
+        if (!toolUseId.isEmpty() && e.toolUseId == toolUseId)
+            return i;
+        if (toolUseId.isEmpty() && e.toolName == toolName)
+            found = i;
+    }
+    return found;
 }
 } // namespace
 
-QList<OutputEntry> entriesFromHistory(const QJsonObject &entry) {
-    if (entry.value(hk::IsSubagent).toBool())
-        return {};
-    const QString type = entry.value(k::Type).toString();
-    const QString content = entry.value(hk::Content).toString();
-    const qint64 ts = entry.value(k::Timestamp).toInteger();
-    const QString tool = entry.value(k::ToolName).toString();
-    if (type == ht::User)
-        return lines(OutputEntry::Info, content, QString(), ts, userLinePrefix());
-    if (type == ht::Assistant)
-        return lines(OutputEntry::Text, content, QString(), ts);
-    if (type == ht::ToolUse) {
-        OutputEntry e;
-        e.kind = OutputEntry::ToolCall;
-        e.toolName = tool;
-        e.timestamp = ts;
-        e.text =
-            tool + QStringLiteral("  ") +
-            QString::fromUtf8(
-                QJsonDocument(entry.value(k::ToolInput).toObject()).toJson(QJsonDocument::Compact));
-        return {e};
+QList<TranscriptEntry> entriesFromHistory(const QJsonArray &messages) {
+    QList<TranscriptEntry> out;
+    for (const QJsonValue &v : messages) {
+        const QJsonObject entry = v.toObject();
+        if (entry.value(hk::IsSubagent).toBool())
+            continue;
+        const QString type = entry.value(k::Type).toString();
+        TranscriptEntry e;
+        e.text = entry.value(hk::Content).toString();
+        e.timestamp = entry.value(k::Timestamp).toInteger();
+        e.toolName = entry.value(k::ToolName).toString();
+        e.toolUseId = entry.value(hk::ToolUseId).toString();
+        if (type == ht::User) {
+            e.kind = Kind::User;
+        } else if (type == ht::Assistant) {
+            e.kind = Kind::Assistant;
+        } else if (type == ht::ToolUse) {
+            e.kind = Kind::Tool;
+            e.toolInput = entry.value(k::ToolInput).toObject();
+            e.hasInput = true;
+            e.text.clear();
+        } else if (type == ht::ToolResult) {
+            const bool error = entry.value(hk::IsError).toBool();
+            const qsizetype call = callOf(out, e.toolUseId, e.toolName);
+            if (call >= 0) {
+                out[call].toolOutput = e.text;
+                out[call].hasResult = true;
+                out[call].isError = error;
+                continue;
+            }
+            e.kind = Kind::Tool;
+            e.toolOutput = e.text;
+            e.text.clear();
+            e.hasResult = true;
+            e.isError = error;
+        } else {
+            continue;
+        }
+        if (e.kind != Kind::Tool)
+            e.toolName.clear();
+        out.append(std::move(e));
     }
-    if (type == ht::ToolResult) {
-        const auto kind =
-            entry.value(hk::IsError).toBool() ? OutputEntry::Error : OutputEntry::ToolResult;
-        return lines(kind, content, tool, ts, QString(), OutputModel::kMaxToolResultLines);
-    }
-    return {};
-}
-
-QList<OutputEntry> entriesFromHistory(const QJsonArray &messages) {
-    QList<OutputEntry> out;
-    for (const QJsonValue &v : messages)
-        out.append(entriesFromHistory(v.toObject()));
     return out;
 }
 

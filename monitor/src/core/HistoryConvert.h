@@ -1,23 +1,19 @@
 #pragma once
-// History entries (GET /api/agents/:id/history, `messages`) as OutputModel lines, so an older
-// page reads like the live stream it once was.
+// History entries (GET /api/agents/:id/history, `messages`) as transcript entries, so an older
+// page reads like the live stream it once was: a user message is a user message, a tool call and
+// its result are one entry.
 
-#include "core/OutputModel.h"
+#include "core/TranscriptModel.h"
 
 #include <QJsonArray>
 #include <QList>
 
 namespace flotilla::monitor {
 
-// One history entry {uuid, type, content, timestamp, toolName?, toolInput?, isError?} as
-// lines: user text as Info lines starting "> ", assistant text as Text, tool_use as one
-// ToolCall, tool_result as ToolResult lines (Error when isError). Sub-agent entries are skipped.
-QList<OutputEntry> entriesFromHistory(const QJsonObject &entry);
-QList<OutputEntry> entriesFromHistory(const QJsonArray &messages);
-
-// The prefix of a user message line in the output (live sends and history alike).
-inline QString userLinePrefix() {
-    return QStringLiteral("> ");
-}
+// Entries {uuid, type, content, timestamp, toolName?, toolInput?, toolUseId?, isError?}, oldest
+// first: user and assistant text as they are, tool_use as a Tool entry that the tool_result with
+// the same toolUseId completes (a result whose call is not in `messages` stays an entry of its
+// own, joined later by TranscriptModel::prependHistory). Sub-agent entries are skipped.
+QList<TranscriptEntry> entriesFromHistory(const QJsonArray &messages);
 
 } // namespace flotilla::monitor

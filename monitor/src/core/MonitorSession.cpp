@@ -1,6 +1,5 @@
 #include "core/MonitorSession.h"
 
-#include "core/HistoryConvert.h"
 #include "core/LocalToken.h"
 #include "core/MonitorLog.h"
 #include "protocol/BossNames.h"
@@ -63,10 +62,11 @@ void MonitorSession::close() {
     m_client.disconnectFromService();
 }
 
-OutputModel &MonitorSession::output(const QString &agentId) {
-    OutputModel *&model = m_outputs[agentId];
+TranscriptModel &MonitorSession::conversation(const QString &agentId) {
+    TranscriptModel *&model = m_conversations[agentId];
     if (!model)
-        model = new OutputModel(5000, this);
+        model = new TranscriptModel(TranscriptModel::kDefaultMaxEntries,
+                                    TranscriptModel::kDefaultMaxBytes, this);
     return *model;
 }
 
@@ -165,7 +165,7 @@ void MonitorSession::clearContext(const QStringList &ids, Done done) {
              if (r.ok()) {
                  for (const QJsonValue &v : r.body.object().value(k::Succeeded).toArray()) {
                      const QString id = v.toString();
-                     output(id).appendInfo(tr("[context cleared]"));
+                     conversation(id).appendNotice(tr("[context cleared]"));
                      resetHistory(id); // a new conversation starts
                  }
              }
@@ -178,12 +178,14 @@ void MonitorSession::clearContext(const QStringList &ids, Done done) {
 void MonitorSession::sendMessage(const QString &agentId, const QString &text, Done done) {
     // Shown at once, before the answer, so it precedes the turn's output; its time is also
     // where history paging stops (the CLI records the message after this moment).
-    output(agentId).appendInfo(userLinePrefix() + text, QDateTime::currentMSecsSinceEpoch());
+    const quint64 shown =
+        conversation(agentId).appendUserMessage(text, QDateTime::currentMSecsSinceEpoch());
     call(tr("send message"), QByteArrayLiteral("POST"),
          QStringLiteral("/api/agents/%1/message").arg(pathId(agentId)), {{k::Message, text}},
-         [this, agentId, done = std::move(done)](const RestReply &r) {
+         [this, agentId, shown, done = std::move(done)](const RestReply &r) {
              if (!r.ok()) {
-                 OutputModel &out = output(agentId);
+                 TranscriptModel &out = conversation(agentId);
+                 out.setPending(shown, false); // refused: it will not run
                  out.appendChunk({{k::AgentId, agentId},
                                   {k::Text, tr("Error: not sent: %1").arg(r.error)},
                                   {k::IsStreaming, false},

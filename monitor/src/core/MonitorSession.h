@@ -8,7 +8,7 @@
 #include "core/AgentsModel.h"
 #include "core/ListModels.h"
 #include "core/SshTunnel.h"
-#include "core/OutputModel.h"
+#include "core/TranscriptModel.h"
 
 #include <QHash>
 #include <QObject>
@@ -38,7 +38,9 @@ public:
     SshTunnel &tunnel() { return m_tunnel; }
 
     AgentsModel &agents() { return m_agents; }
-    OutputModel &output(const QString &agentId); // created on first use, bounded
+    // The agent's conversation: created on first use (also for agents never shown, so a turn
+    // that starts while another agent is selected still has its user message), bounded.
+    TranscriptModel &conversation(const QString &agentId);
     TasksModel &tasks() { return m_tasks; }
     JsonListModel &notifications() { return m_notifications; }    // newest first, 500 kept
     JsonListModel &permissionRequests() { return m_permissions; } // pending only
@@ -50,17 +52,18 @@ public:
     void deleteAgents(const QStringList &ids, Done done = {});   // bulk/delete
     void stopAgents(const QStringList &ids, Done done = {});     // bulk/stop
     void clearContext(const QStringList &ids, Done done = {});   // bulk/clear-context
-    // Also shows "> text" in output(agentId) at once (an "Error: not sent" line on refusal),
-    // so views need not echo the message themselves.
+    // Also shows the message in conversation(agentId) at once (pending until its turn starts;
+    // an "Error: not sent" entry on refusal), so views need not echo it themselves.
     void sendMessage(const QString &agentId, const QString &text, Done done = {});
     void loadSystemPrompt(Done done = {});
     void setSystemPrompt(const QString &prompt, Done done = {});
     void killTask(const QString &taskId, Done done = {});
     void answerPermission(const QString &requestId, bool granted);
-    // Older output of an agent: one page (50 entries) before what the OutputModel holds;
-    // prepends to output(agentId). `done` gets hasMore, exactly once (also on errors, and when
-    // a page for that agent was already on its way: both callers get its outcome). History
-    // entries at or after the oldest live line are skipped: they are on screen already.
+    // Older conversation of an agent: one page (50 entries) before what its TranscriptModel
+    // holds, prepended to conversation(agentId). `done` gets hasMore, exactly once (also on
+    // errors, and when a page for that agent was already on its way: both callers get its
+    // outcome). History entries at or after the oldest live entry are skipped: they are on
+    // screen already.
     void loadOlderHistory(const QString &agentId, std::function<void(bool hasMore)> done = {});
     void searchHistory(const QString &agentId, const QString &query, Done done = {});
     void selectBoss(const QString &bossId); // loads its delegation history into delegations()
@@ -107,6 +110,8 @@ private:
     void onDelegationHistory(const QJsonValue &payload);
     void onFocusAgent(const QJsonValue &payload);
     void onServiceError(const QJsonValue &payload);
+    // A turn that started (currentTask set) or ended shows in the agent's conversation.
+    void followTurn(const QString &agentId, const QJsonObject &agentFields);
     void onIgnored(const QJsonValue &payload);
     // Exec tasks that ended while the channel was down never get their completion event.
     void reconcileTasks();
@@ -128,7 +133,7 @@ private:
     JsonListModel m_notifications;
     JsonListModel m_permissions;
     JsonListModel m_delegations;
-    QHash<QString, OutputModel *> m_outputs; // children of this
+    QHash<QString, TranscriptModel *> m_conversations; // children of this
     // History paging per agent: the session being paged, the absolute index (from the oldest)
     // of the oldest entry shown, and the time of the oldest live entry (history at or after it
     // is already on screen).

@@ -9,6 +9,7 @@
 #include "protocol/PermissionNames.h"
 #include "protocol/WireNames.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QPointer>
 #include <QSet>
@@ -74,7 +75,14 @@ void MonitorSession::onEvent(const QString &type, const QJsonValue &payload) {
 }
 
 void MonitorSession::onAgentsUpdate(const QJsonValue &payload) {
-    m_agents.applySnapshot(payload.toArray());
+    const QJsonArray agents = payload.toArray();
+    m_agents.applySnapshot(agents);
+    // A monitor that connects while a turn runs learns its message here (currentTask), not
+    // from the output that follows.
+    for (const QJsonValue &v : agents) {
+        const QJsonObject agent = v.toObject();
+        followTurn(agent.value(k::Id).toString(), agent);
+    }
     reconcileTasks();
     Q_EMIT resynced();
 }
@@ -85,21 +93,41 @@ void MonitorSession::onAgentCreated(const QJsonValue &payload) {
 
 void MonitorSession::onAgentUpdated(const QJsonValue &payload) {
     const QJsonObject changes = payload.toObject();
-    m_agents.applyChanges(changes.value(k::Id).toString(), changes);
+    const QString id = changes.value(k::Id).toString();
+    m_agents.applyChanges(id, changes);
+    followTurn(id, changes);
+}
+
+void MonitorSession::followTurn(const QString &agentId, const QJsonObject &agentFields) {
+    // currentTask is set when a turn starts (whoever sent its message) and emptied when it ends;
+    // agent_updated carries it only when it changed.
+    if (agentId.isEmpty() || !agentFields.contains(k::CurrentTask))
+        return;
+    const QString task = agentFields.value(k::CurrentTask).toString();
+    if (task.isEmpty()) {
+        if (TranscriptModel *t = m_conversations.value(agentId))
+            t->turnEnded();
+        return;
+    }
+    // The turn's start on the service's clock: history entries from then on are this turn's.
+    qint64 started = agentFields.value(k::LastActivity).toInteger();
+    if (started <= 0)
+        started = QDateTime::currentMSecsSinceEpoch();
+    conversation(agentId).turnStarted(task, started);
 }
 
 void MonitorSession::onAgentDeleted(const QJsonValue &payload) {
     const QString id = payload.toObject().value(k::Id).toString();
     m_agents.remove(id);
     resetHistory(id);
-    // The OutputModel stays: a view may still show it; it is small and bounded.
+    // The conversation stays: a view may still show it; it is bounded.
 }
 
 void MonitorSession::onOutput(const QJsonValue &payload) {
     const QJsonObject chunk = payload.toObject();
     const QString agentId = chunk.value(k::AgentId).toString();
     if (!agentId.isEmpty())
-        output(agentId).appendChunk(chunk);
+        conversation(agentId).appendChunk(chunk);
 }
 
 void MonitorSession::onContextUpdate(const QJsonValue &payload) {
@@ -113,8 +141,8 @@ void MonitorSession::onCompactingStatus(const QJsonValue &payload) {
     const QString agentId = o.value(k::AgentId).toString();
     if (agentId.isEmpty())
         return;
-    output(agentId).appendInfo(o.value(k::Active).toBool() ? tr("[compacting context...]")
-                                                           : tr("[context compacted]"));
+    conversation(agentId).appendNotice(o.value(k::Active).toBool() ? tr("[compacting context...]")
+                                                                   : tr("[context compacted]"));
 }
 
 void MonitorSession::onNotification(const QJsonValue &payload) {

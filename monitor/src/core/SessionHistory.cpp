@@ -38,7 +38,7 @@ void MonitorSession::loadOlderHistory(const QString &agentId,
     if (cursor.generation == 0)
         cursor.generation = ++m_historyGeneration;
     if (cursor.oldestIndex < 0)
-        cursor.liveSince = output(agentId).oldestTimestamp();
+        cursor.liveSince = conversation(agentId).oldestTimestamp();
     cursor.loading = true;
     // offset counts back from the newest entry; the page must end where the last one began.
     const qint64 offset = cursor.oldestIndex < 0 ? 0 : cursor.lastTotal - cursor.oldestIndex;
@@ -85,20 +85,20 @@ void MonitorSession::finishHistoryPage(const QString &agentId, quint64 generatio
     // Absolute index (from the oldest) of messages[0]; entries the CLI appended since the last
     // page shift the window, so anything at or past oldestIndex is a repeat.
     const qint64 first = total - offset - messages.size();
-    QList<OutputEntry> older;
+    QJsonArray older;
     for (qsizetype i = 0; i < messages.size(); ++i) {
         if (c.oldestIndex >= 0 && first + i >= c.oldestIndex)
             continue;
         const QJsonObject entry = messages[i].toObject();
         if (c.liveSince > 0 && entry.value(k::Timestamp).toInteger() >= c.liveSince)
             continue; // already on screen from the live stream
-        older.append(entriesFromHistory(entry));
+        older.append(entry);
     }
     c.oldestIndex = std::max<qint64>(0, first);
     c.lastTotal = total;
     const bool hasMore = page.value(hk::HasMore).toBool() && c.oldestIndex > 0;
     c.exhausted = !hasMore;
-    output(agentId).prependHistory(older);
+    conversation(agentId).prependHistory(entriesFromHistory(older));
     answer(hasMore);
 }
 

@@ -1,11 +1,13 @@
 #include "ui/AgentPane.h"
 
 #include "core/MonitorSession.h"
+#include "ui/ConversationView.h"
+#include "ui/FindBar.h"
 #include "ui/HistorySearchPanel.h"
 #include "ui/MessageComposer.h"
-#include "ui/OutputView.h"
 #include "ui/UiLog.h"
 
+#include <QApplication>
 #include <QLabel>
 #include <QPointer>
 #include <QTabWidget>
@@ -20,7 +22,9 @@ AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
     , m_detail(new QLabel(this))
     , m_historyState(new QLabel(this))
     , m_tabs(new QTabWidget(this))
-    , m_output(new OutputView(this))
+    , m_conversationPage(new QWidget(this))
+    , m_conversation(new ConversationView(m_conversationPage))
+    , m_find(new FindBar(*m_conversation, m_conversationPage))
     , m_search(new HistorySearchPanel(session, this))
     , m_composer(new MessageComposer(this)) {
     setObjectName(QStringLiteral("agentPane"));
@@ -34,7 +38,12 @@ AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
     m_historyState->setObjectName(QStringLiteral("historyState"));
     m_historyState->setStyleSheet(QStringLiteral("color: #757575;"));
 
-    m_tabs->addTab(m_output, tr("&Output"));
+    auto *page = new QVBoxLayout(m_conversationPage);
+    page->setContentsMargins(0, 0, 0, 0);
+    page->setSpacing(0);
+    page->addWidget(m_conversation, 1);
+    page->addWidget(m_find);
+    m_tabs->addTab(m_conversationPage, tr("C&onversation"));
     m_tabs->addTab(m_search, tr("Searc&h"));
 
     auto *layout = new QVBoxLayout(this);
@@ -45,7 +54,7 @@ AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
     layout->addWidget(m_tabs, 1);
     layout->addWidget(m_composer);
 
-    connect(m_output, &OutputView::topReached, this, &AgentPane::loadOlder);
+    connect(m_conversation, &ConversationView::topReached, this, &AgentPane::fetchOlderHistory);
     connect(m_composer, &MessageComposer::sendRequested, this, &AgentPane::send);
     AgentsModel &agents = m_session.agents();
     connect(&agents, &QAbstractItemModel::dataChanged, this,
@@ -69,17 +78,19 @@ void AgentPane::setAgent(const QString &agentId) {
     m_search->setAgent(agentId);
     m_composer->setEnabled(!agentId.isEmpty());
     m_historyState->clear();
+    if (m_find->isVisible())
+        m_find->dismiss();
     if (agentId.isEmpty()) {
-        m_output->setOutputModel(nullptr);
+        m_conversation->setTranscript(nullptr);
         updateHeader();
         return;
     }
-    OutputModel &model = m_session.output(agentId);
-    m_output->setOutputModel(&model);
+    m_conversation->setTranscript(&m_session.conversation(agentId));
     updateHeader();
-    // Nothing streamed yet for this agent: show its latest page of history at once.
-    if (model.rowCount() == 0)
-        loadOlder();
+    // First time shown: the latest page of history at once, before whatever streamed since the
+    // monitor connected (the session skips what is on screen already).
+    if (!m_hasMore.contains(agentId))
+        fetchOlderHistory();
 }
 
 void AgentPane::updateHeader() {
@@ -106,6 +117,11 @@ void AgentPane::updateHeader() {
 }
 
 void AgentPane::loadOlder() {
+    if (!m_conversation->showOlder())
+        fetchOlderHistory();
+}
+
+void AgentPane::fetchOlderHistory() {
     if (m_agentId.isEmpty() || m_loading || !m_hasMore.value(m_agentId, true))
         return;
     m_loading = true;
@@ -146,6 +162,16 @@ void AgentPane::send(const QString &text) {
 
 void AgentPane::focusMessage() {
     m_composer->focusEditor();
+}
+
+void AgentPane::openFind() {
+    m_tabs->setCurrentWidget(m_conversationPage);
+    m_find->open();
+}
+
+bool AgentPane::conversationHasFocus() const {
+    const QWidget *focus = QApplication::focusWidget();
+    return focus && (focus == m_conversation || m_find->isAncestorOf(focus));
 }
 
 void AgentPane::focusSearch() {

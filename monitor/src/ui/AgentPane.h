@@ -1,7 +1,7 @@
 #pragma once
-// The selected agent: a header (name, status, task), its live output (OutputView over the
-// session's OutputModel for that agent; older pages loaded when scrolled to the top), a search
-// tab, and the message box.
+// The selected agent: a header (name, status, task), its conversation (ConversationView over
+// the session's TranscriptModel for that agent, with a find bar; older history loaded when
+// scrolled to the top), a search tab, and the message box.
 
 #include <QHash>
 #include <QWidget>
@@ -15,9 +15,10 @@ class MonitorSession;
 
 namespace flotilla::monitor::ui {
 
+class ConversationView;
+class FindBar;
 class HistorySearchPanel;
 class MessageComposer;
-class OutputView;
 
 class AgentPane final : public QWidget {
     Q_OBJECT
@@ -29,15 +30,22 @@ public:
     QString agentId() const { return m_agentId; }
     void focusMessage();
     void focusSearch();
+    // Older entries: those the view has not rendered yet, else the previous history page.
     void loadOlder();
+    void openFind(); // the find bar of the conversation
+    // Ctrl+F means find in the conversation (rather than filter the agents) while the
+    // conversation or its find bar has the focus.
+    bool conversationHasFocus() const;
 
-    OutputView *outputView() const { return m_output; }
+    ConversationView *conversationView() const { return m_conversation; }
+    FindBar *findBar() const { return m_find; }
     MessageComposer *composer() const { return m_composer; }
     HistorySearchPanel *searchPanel() const { return m_search; }
 
 private:
     void updateHeader();
     void send(const QString &text);
+    void fetchOlderHistory();
 
     MonitorSession &m_session;
     QString m_agentId;
@@ -45,7 +53,9 @@ private:
     QLabel *m_detail;
     QLabel *m_historyState;
     QTabWidget *m_tabs;
-    OutputView *m_output;
+    QWidget *m_conversationPage;
+    ConversationView *m_conversation;
+    FindBar *m_find;
     HistorySearchPanel *m_search;
     MessageComposer *m_composer;
     QHash<QString, bool> m_hasMore; // agentId -> older history exists (absent: unknown)

@@ -156,8 +156,15 @@ void MainWindow::buildMenus() {
         {m_actions->stopAgents, m_actions->clearContext, m_actions->deleteAgents});
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    add(view, tr("&Filter agents"), QKeySequence::Find, QStringLiteral("actionFilter"),
-        [this] { m_agents->focusFilter(); });
+    // One Ctrl+F (two actions with one shortcut would be ambiguous and do nothing): it finds in
+    // the conversation while that has the focus, else it filters the agents.
+    add(view, tr("&Find: filter agents, or in the conversation"), QKeySequence::Find,
+        QStringLiteral("actionFilter"), [this] {
+            if (m_pane->conversationHasFocus())
+                m_pane->openFind();
+            else
+                m_agents->focusFilter();
+        });
     add(view, tr("Agents &table"), QKeySequence(Qt::CTRL | Qt::Key_1),
         QStringLiteral("actionFocusTable"), [this] { m_agents->table()->setFocus(); });
     add(view, tr("&Message box"), QKeySequence(Qt::CTRL | Qt::Key_L),
