@@ -10,6 +10,8 @@
 #include <QUrl>
 #include <QUuid>
 
+#include <algorithm>
+
 namespace flotilla {
 
 namespace k = wire::key;
@@ -243,15 +245,15 @@ Status ChannelStore::remove(const QString &id) {
 }
 
 const Channel *ChannelStore::find(const QString &id) const {
-    for (const Channel &ch : m_channels) {
-        if (ch.id == id)
-            return &ch;
-    }
-    return nullptr;
+    const auto it = std::find_if(m_channels.cbegin(), m_channels.cend(),
+                                 [&id](const Channel &ch) { return ch.id == id; });
+    return it == m_channels.cend() ? nullptr : &*it;
 }
 
 Channel *ChannelStore::findMutable(const QString &id) {
-    return const_cast<Channel *>(find(id)); // NOLINT(cppcoreguidelines-pro-type-const-cast)
+    const auto it = std::find_if(m_channels.begin(), m_channels.end(),
+                                 [&id](const Channel &ch) { return ch.id == id; });
+    return it == m_channels.end() ? nullptr : &*it;
 }
 
 void ChannelStore::recordDelivered(const QString &id, qint64 at) {

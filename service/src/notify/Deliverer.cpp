@@ -132,10 +132,7 @@ void Deliverer::onFinished(QNetworkReply *reply, const QString &channelId, const
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const qint64 now = nowMs();
     if (status >= 200 && status < 300) {
-        Status e = m_outbox.remove(itemId);
-        if (!e)
-            e = m_outbox.makeChannelDue(channelId, now);
-        if (e)
+        if (Status e = m_outbox.delivered(itemId, channelId, now))
             qCWarning(lcNotify).noquote()
                 << "delivery" << itemId << "was answered but cannot be marked:" << e->message;
         m_channels.recordDelivered(channelId, now);

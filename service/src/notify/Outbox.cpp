@@ -108,12 +108,6 @@ Status Outbox::makeAllDue() {
         {QString(ns::Pending)});
 }
 
-Status Outbox::makeChannelDue(const QString &channelId, qint64 now) {
-    return m_db.exec(QStringLiteral("UPDATE notification_outbox SET next_attempt_at = ? "
-                                    "WHERE channel_id = ? AND state = ? AND next_attempt_at > ?"),
-                     {now, channelId, QString(ns::Pending), now});
-}
-
 std::optional<OutboxItem> Outbox::nextDue(const QString &channelId, qint64 now) {
     std::optional<OutboxItem> out;
     m_db.query(QStringLiteral("SELECT %1 FROM notification_outbox WHERE channel_id = ? AND "
@@ -141,8 +135,19 @@ Status Outbox::recordAttempt(const QString &id) {
         {id});
 }
 
-Status Outbox::remove(const QString &id) {
-    return m_db.exec(QStringLiteral("DELETE FROM notification_outbox WHERE id = ?"), {id});
+Status Outbox::delivered(const QString &id, const QString &channelId, qint64 now) {
+    if (!m_db.transaction())
+        return Error::internal(wire::code::Internal, QStringLiteral("cannot begin transaction"));
+    Status e = m_db.exec(QStringLiteral("DELETE FROM notification_outbox WHERE id = ?"), {id});
+    if (!e)
+        e = m_db.exec(QStringLiteral("UPDATE notification_outbox SET next_attempt_at = ? "
+                                     "WHERE channel_id = ? AND state = ? AND next_attempt_at > ?"),
+                      {now, channelId, QString(ns::Pending), now});
+    if (!e && !m_db.commit())
+        e = m_db.commitError(QStringLiteral("cannot commit a delivery"));
+    if (e)
+        m_db.rollback();
+    return e;
 }
 
 Status Outbox::recordFailure(const QString &id, const QString &error, bool final,

@@ -42,8 +42,6 @@ public:
                                 const QJsonObject &payload, qint64 now);
     // At start: every pending item is due at once (attempt counts are kept).
     Status makeAllDue();
-    // After a success: the channel's other pending items are due at once (the receiver is back).
-    Status makeChannelDue(const QString &channelId, qint64 now);
 
     // The oldest pending item of the channel that is due at `now`.
     std::optional<OutboxItem> nextDue(const QString &channelId, qint64 now);
@@ -52,8 +50,9 @@ public:
 
     // Counts the attempt about to start (so that one a crash cut short is counted too).
     Status recordAttempt(const QString &id);
-    // A 2xx: the item leaves the outbox.
-    Status remove(const QString &id);
+    // A 2xx: the item leaves the outbox, and the channel's other pending items are due at once
+    // (the receiver is back). One transaction.
+    Status delivered(const QString &id, const QString &channelId, qint64 now);
     // A failed attempt: retried at `nextAttemptAt`, or failed for good when `final`.
     Status recordFailure(const QString &id, const QString &error, bool final, qint64 nextAttemptAt);
 
