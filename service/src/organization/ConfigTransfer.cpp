@@ -228,18 +228,12 @@ Result<ImportPlan> ConfigTransfer::validate(const QJsonObject &doc) const {
     }
     if (categories.contains(cat::Permissions)) {
         QStringList names;
-        for (const Agent &a : m_agents.agents())
-            names.append(a.name);
         for (const ImportPlan::AgentEntry &e : std::as_const(plan.agents))
             names.append(e.draft.name);
-        auto rules = parseRuleImport(categories.value(cat::Permissions), names, &plan.warnings);
+        auto rules = parseRuleImport(categories.value(cat::Permissions), m_agents, names, m_rules,
+                                     &plan.warnings);
         if (!rules)
             return rules.error();
-        if (m_rules.rules().size() + rules->size() > RuleStore::kMaxRules)
-            return Error::conflict(c::Conflict,
-                                   QStringLiteral("categories.permissions: at most %1 rules may "
-                                                  "exist")
-                                       .arg(RuleStore::kMaxRules));
         plan.rules = std::move(*rules);
     }
     if (doc.contains(ok::Secrets)) {
@@ -426,21 +420,10 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
     }
     if (Status e = m_agents.flush())
         return fail(*e);
-    QStringList ruleIds;
-    if (!plan.rules.isEmpty()) {
-        const auto added = m_rules.addAll(resolvedRules(plan), QStringLiteral("import"));
-        if (!added)
-            return fail(added.error());
-        for (const PermissionRule &r : *added)
-            ruleIds.append(r.id);
-    }
-    const auto removeRules = [this, &ruleIds] {
-        for (const QString &id : std::as_const(ruleIds)) {
-            if (Status e = m_rules.remove(id))
-                qCCritical(lcOrg).noquote()
-                    << "undoing import: rule could not be removed:" << e->message;
-        }
-    };
+    const auto ruleIds = importRules(plan.rules, m_agents, m_rules);
+    if (!ruleIds)
+        return fail(ruleIds.error());
+    const auto removeRules = [this, &ruleIds] { removeImportedRules(*ruleIds, m_rules); };
     if (!plan.secrets.isEmpty()) {
         if (Status e = m_secrets.addAll(plan.secrets)) { // one atomic file write
             removeRules();
@@ -472,24 +455,6 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
                       QStringLiteral("Imported ") + parts.join(QStringLiteral(", ")));
     qCInfo(lcOrg).noquote() << "config imported:" << parts.join(QStringLiteral(", "));
     return summary(plan, false, agentsOut, areasOut);
-}
-
-QList<PermissionRule> ConfigTransfer::resolvedRules(const ImportPlan &plan) const {
-    QList<PermissionRule> out;
-    const QList<Agent> all = m_agents.agents();
-    for (const RuleImport &imported : plan.rules) {
-        PermissionRule r = imported.rule;
-        if (!imported.agentName.isEmpty()) {
-            const auto it = std::find_if(all.cbegin(), all.cend(), [&](const Agent &a) {
-                return a.name.compare(imported.agentName, Qt::CaseInsensitive) == 0;
-            });
-            if (it == all.cend())
-                continue; // validated against the names there would be; cannot happen
-            r.scopeAgentId = it->id;
-        }
-        out.append(r);
-    }
-    return out;
 }
 
 void ConfigTransfer::undo(const QStringList &agentIds, const QStringList &areaIds) {

@@ -77,8 +77,6 @@ private:
     Status validateAreas(const QJsonValue &value, ImportPlan &plan) const;
     Status validateSettings(const QJsonValue &value, ImportPlan &plan) const;
     void undo(const QStringList &agentIds, const QStringList &areaIds);
-    // The imported rules with their agents resolved (agents are created by then).
-    QList<PermissionRule> resolvedRules(const ImportPlan &plan) const;
 
     AgentRegistry &m_agents;
     AreaStore &m_areas;

@@ -1,6 +1,8 @@
 #include "organization/PermissionTransfer.h"
 
 #include "domain/AgentRegistry.h"
+#include "organization/OrgLogging.h"
+#include "permissions/RuleStore.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/PermissionNames.h"
 
@@ -34,9 +36,12 @@ QJsonArray exportRules(const QList<PermissionRule> &rules, const AgentRegistry &
     return out;
 }
 
-Result<QList<RuleImport>> parseRuleImport(const QJsonValue &value,
-                                          const QStringList &knownAgentNames,
-                                          QStringList *warnings) {
+Result<QList<RuleImport>> parseRuleImport(const QJsonValue &value, const AgentRegistry &agents,
+                                          const QStringList &documentAgentNames,
+                                          const RuleStore &store, QStringList *warnings) {
+    QStringList knownAgentNames = documentAgentNames;
+    for (const Agent &a : agents.agents())
+        knownAgentNames.append(a.name);
     if (!value.isArray())
         return Error::badRequest(c::WrongType,
                                  QStringLiteral("categories.permissions must be an array"));
@@ -76,7 +81,46 @@ Result<QList<RuleImport>> parseRuleImport(const QJsonValue &value,
         }
         out.append(RuleImport{*draft, agentName});
     }
+    if (store.rules().size() + out.size() > RuleStore::kMaxRules)
+        return Error::conflict(c::Conflict,
+                               QStringLiteral("categories.permissions: at most %1 rules may exist")
+                                   .arg(RuleStore::kMaxRules));
     return out;
+}
+
+Result<QStringList> importRules(const QList<RuleImport> &rules, const AgentRegistry &agents,
+                                RuleStore &store) {
+    if (rules.isEmpty())
+        return QStringList();
+    QList<PermissionRule> resolved;
+    const QList<Agent> all = agents.agents();
+    for (const RuleImport &imported : rules) {
+        PermissionRule r = imported.rule;
+        if (!imported.agentName.isEmpty()) {
+            const auto it = std::find_if(all.cbegin(), all.cend(), [&](const Agent &a) {
+                return a.name.compare(imported.agentName, Qt::CaseInsensitive) == 0;
+            });
+            if (it == all.cend())
+                continue; // validated against the names there would be: cannot happen
+            r.scopeAgentId = it->id;
+        }
+        resolved.append(r);
+    }
+    const auto added = store.addAll(resolved, QStringLiteral("import"));
+    if (!added)
+        return added.error();
+    QStringList ids;
+    for (const PermissionRule &r : *added)
+        ids.append(r.id);
+    return ids;
+}
+
+void removeImportedRules(const QStringList &ids, RuleStore &store) {
+    for (const QString &id : ids) {
+        if (Status e = store.remove(id))
+            qCCritical(lcOrg).noquote()
+                << "undoing import: rule could not be removed:" << e->message;
+    }
 }
 
 } // namespace flotilla

@@ -14,6 +14,7 @@
 namespace flotilla {
 
 class AgentRegistry;
+class RuleStore;
 
 struct RuleImport {
     PermissionRule rule;
@@ -23,9 +24,16 @@ struct RuleImport {
 QJsonArray exportRules(const QList<PermissionRule> &rules, const AgentRegistry &agents);
 
 // Each entry as POST /api/permission-rules takes it, with `scope.agentName` in place of
-// `scope.agentId`. `knownAgentNames`: the agents there will be (this service's and the
-// document's); a rule for another agent is left out with a warning (it could never match).
-Result<QList<RuleImport>>
-parseRuleImport(const QJsonValue &value, const QStringList &knownAgentNames, QStringList *warnings);
+// `scope.agentId`, resolved against this service's agents and `documentAgentNames`; a rule for
+// another agent is left out with a warning (it could never match). 409 past the store's limit.
+Result<QList<RuleImport>> parseRuleImport(const QJsonValue &value, const AgentRegistry &agents,
+                                          const QStringList &documentAgentNames,
+                                          const RuleStore &store, QStringList *warnings);
+
+// Stores the rules (after the agents were created), in one transaction; returns their ids.
+Result<QStringList> importRules(const QList<RuleImport> &rules, const AgentRegistry &agents,
+                                RuleStore &store);
+// Undoes importRules() when a later step of the import fails.
+void removeImportedRules(const QStringList &ids, RuleStore &store);
 
 } // namespace flotilla
