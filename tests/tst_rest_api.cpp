@@ -275,8 +275,9 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("allow");
         QTest::newRow("unknown route")
             << QByteArray("GET") << "/api/nothing" << 404 << "route_not_found" << QByteArray();
-        QTest::newRow("root") << QByteArray("GET") << "/" << 404 << "route_not_found"
-                              << QByteArray();
+        // "/" is the web page (tst_web_static); other paths outside /api are not routes.
+        QTest::newRow("outside the api")
+            << QByteArray("GET") << "/elsewhere" << 404 << "route_not_found" << QByteArray();
         QTest::newRow("put on list") << QByteArray("PUT") << "/api/agents" << 405
                                      << "method_not_allowed" << QByteArray("GET, POST, HEAD");
         QTest::newRow("post on status") << QByteArray("POST") << "/api/agents/status" << 405

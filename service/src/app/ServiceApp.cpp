@@ -28,6 +28,7 @@
 #include "protocol/WireNames.h"
 #include "security/AgentTokens.h"
 #include "storage/Database.h"
+#include "web/WebController.h"
 #include "ws/EventHub.h"
 
 #include <QDir>
@@ -46,6 +47,7 @@ ServiceApp::ServiceApp(ServerConfig config, QObject *parent)
 ServiceApp::~ServiceApp() {
     shutdown();
     // Controllers and the hub reference the domain objects: tear down in reverse order.
+    m_webController.reset();
     m_channelsController.reset();
     m_permissionController.reset();
     m_bossController.reset();
@@ -221,6 +223,9 @@ std::optional<StartFailure> ServiceApp::start() {
         ProtectedPaths(guarded, home), std::move(mask));
     m_permissionRulesController = std::make_unique<PermissionRulesController>(
         *m_http, *m_permissionRules, *m_permissionController, *m_agents, *m_hub);
+
+    // The web page (issue 15) on the same port: GET /, its client-side routes and /assets/.
+    m_webController = std::make_unique<WebController>(*m_http);
 
     auto port = m_http->listen(m_config.host, m_config.port);
     if (!port)

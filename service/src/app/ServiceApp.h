@@ -39,6 +39,7 @@ class NotificationsController;
 class NotificationChannelsController;
 class SystemPromptController;
 class SystemPromptStore;
+class WebController;
 
 struct StartFailure {
     int exitCode;
@@ -101,6 +102,7 @@ private:
     std::unique_ptr<RuleStore> m_permissionRules;
     std::unique_ptr<PermissionController> m_permissionController;
     std::unique_ptr<PermissionRulesController> m_permissionRulesController;
+    std::unique_ptr<WebController> m_webController;
     quint16 m_port = 0;
     bool m_stopped = false;
 };

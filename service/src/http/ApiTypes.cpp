@@ -132,6 +132,8 @@ QByteArray reasonPhrase(int status) {
         return QByteArrayLiteral("Created");
     case 204:
         return QByteArrayLiteral("No Content");
+    case 304:
+        return QByteArrayLiteral("Not Modified");
     case 400:
         return QByteArrayLiteral("Bad Request");
     case 401:

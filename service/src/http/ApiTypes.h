@@ -32,6 +32,11 @@ public:
     // only as this agent. The dispatcher lets it reach Access::Agent routes for its own :id;
     // a handler of a route without :id checks the agent named in the body against it.
     QString agentScope;
+    // The few request header fields a handler may need besides the body (empty: absent). The
+    // static site (web/WebController) negotiates with them; every other route ignores them.
+    QByteArray host;
+    QByteArray ifNoneMatch;
+    QByteArray acceptEncoding;
 
     QString param(const QString &name) const { return params.value(name); }
     bool hasQuery(const QString &key) const { return query.hasQueryItem(key); }

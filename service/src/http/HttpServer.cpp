@@ -31,14 +31,21 @@ QByteArray serializeResponse(const Reply &reply, bool withBody) {
     out.reserve(160 + (withBody ? reply.body.size() : 0));
     out +=
         "HTTP/1.1 " + QByteArray::number(reply.status) + ' ' + reasonPhrase(reply.status) + "\r\n";
-    if (reply.status != 204) {
+    if (reply.status != 204 && reply.status != 304) { // neither carries a body
         if (!reply.contentType.isEmpty())
             out += "Content-Type: " + reply.contentType + "\r\n";
         out += "Content-Length: " + QByteArray::number(reply.body.size()) + "\r\n";
     }
-    out += "Cache-Control: no-store\r\n";
-    for (const auto &h : reply.headers)
+    // Nothing the API answers may be stored, unless the handler says otherwise (the static site's
+    // assets are cacheable).
+    bool ownCacheControl = false;
+    for (const auto &h : reply.headers) {
         out += h.first + ": " + h.second + "\r\n";
+        ownCacheControl =
+            ownCacheControl || h.first.compare("cache-control", Qt::CaseInsensitive) == 0;
+    }
+    if (!ownCacheControl)
+        out += "Cache-Control: no-store\r\n";
     out += "\r\n";
     if (withBody)
         out += reply.body;
@@ -69,6 +76,11 @@ protected:
         r.path = url.path(QUrl::FullyDecoded);
         r.query = QUrlQuery(url);
         r.body = request.body();
+        if (r.method == Method::Get || r.method == Method::Head) {
+            r.host = request.value(QByteArrayLiteral("host"));
+            r.ifNoneMatch = request.value(QByteArrayLiteral("if-none-match"));
+            r.acceptEncoding = request.value(QByteArrayLiteral("accept-encoding"));
+        }
         const QByteArray token =
             Authenticator::fromHeaders(request.value(QByteArrayLiteral("x-auth-token")),
                                        request.value(QByteArrayLiteral("authorization")));

@@ -1,0 +1,227 @@
+// One agent's conversation: history pages loaded on scroll up, live output streamed delta by
+// delta, tool calls collapsed, the agent's pending requests, a composer and Stop.
+
+import {api} from './api.js';
+import {clip, formatTime, h, toolSummary} from './dom.js';
+import {renderMarkdown} from './markdown.js';
+import {state, subscribe} from './store.js';
+import {contextMeter, requestCard, statusBadge} from './views.js';
+
+const PAGE = 40;
+const MAX_TOOL_OUTPUT = 16 * 1024;
+
+function toolBlock(name, input) {
+  const out = h('pre', {class: 'tool-output'});
+  out.hidden = true;
+  const summary = toolSummary(input);
+  const block = h('details', {class: 'tool'},
+    h('summary', null, h('span', {class: 'tool-name'}, name || 'tool'), summary ? ' ' + clip(summary, 120) : ''),
+    input && Object.keys(input).length ? h('pre', {class: 'tool-input'}, JSON.stringify(input, null, 2)) : null,
+    out);
+  block.toolName = name;
+  block.setOutput = (text, isError) => {
+    const t = String(text ?? '');
+    out.textContent = t.length > MAX_TOOL_OUTPUT ? t.slice(0, MAX_TOOL_OUTPUT) + '\n…' : t;
+    out.hidden = !t;
+    if (isError) block.classList.add('failed');
+  };
+  return block;
+}
+
+function bubble(kind, text, timestamp) {
+  const body = h('div', {class: 'body'});
+  if (kind === 'assistant') body.append(renderMarkdown(text));
+  else body.textContent = text;
+  return h('div', {class: 'msg ' + kind},
+    body, timestamp ? h('span', {class: 'when muted'}, formatTime(timestamp)) : null);
+}
+
+export function conversationView(main, params, ctx) {
+  const agentId = params.id;
+  const agent = state.agents.get(agentId);
+  if (!agent) {
+    main.append(h('section', {class: 'view narrow'}, h('h1', null, 'No such agent'),
+      h('p', null, h('a', {href: '/', 'data-nav': true}, 'Back to the agents'))));
+    return () => {};
+  }
+  const title = h('h1', null, agent.name);
+  const status = h('span');
+  const meta = h('span', {class: 'muted'});
+  const context = h('span');
+  const stop = h('button', {type: 'button', class: 'deny', id: 'stop-agent', onclick: () => {
+    if (!ctx.conn.send('stop_agent', {agentId})) ctx.toast('Not connected.', 'error');
+  }}, 'Stop');
+  const log = h('div', {class: 'transcript', id: 'transcript', role: 'log', 'aria-label': 'Conversation', tabindex: '0'});
+  const older = h('p', {class: 'muted older'});
+  const requests = h('ul', {class: 'requests inline', 'aria-label': 'Waiting for you'});
+  const textarea = h('textarea', {id: 'message', rows: 2, placeholder: 'Message (Ctrl+Enter sends)',
+    'aria-label': 'Message to the agent', required: true});
+  const send = h('button', {type: 'submit', class: 'primary', id: 'send'}, 'Send');
+  const form = h('form', {class: 'composer', id: 'composer'}, textarea, send);
+  main.append(h('section', {class: 'view conversation'},
+    h('div', {class: 'view-head'},
+      h('a', {href: '/', 'data-nav': true, class: 'back', 'aria-label': 'Back to agents'}, '‹'),
+      title, status, stop),
+    h('p', {class: 'agent-meta'}, meta, context),
+    log, requests, form));
+  log.append(older);
+
+  const renderHead = () => {
+    const a = state.agents.get(agentId) || agent;
+    status.replaceChildren(statusBadge(a.status));
+    meta.textContent = `${a.provider || 'claude'} · ${a.model || ''} · ${a.cwd || ''}` +
+      (a.currentTool ? ` · tool: ${a.currentTool}` : '');
+    context.replaceChildren(contextMeter(a));
+    stop.disabled = !(a.status === 'working' || a.status === 'waiting_permission');
+  };
+  renderHead();
+
+  const renderRequests = () => {
+    const mine = [...state.requests.values()].filter((r) => r.agentId === agentId);
+    const keep = new Set(mine.map((r) => r.id));
+    for (const li of [...requests.children]) if (!keep.has(li.dataset.id)) li.remove();
+    const present = new Set([...requests.children].map((li) => li.dataset.id));
+    for (const r of mine) if (!present.has(r.id)) requests.append(requestCard(r, ctx.conn, ctx.toast));
+    requests.hidden = mine.length === 0;
+  };
+  renderRequests();
+
+  const nearBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+  const toBottom = () => { log.scrollTop = log.scrollHeight; };
+
+  // --- history, oldest first; older pages prepended on scroll up ---
+  let loaded = 0;
+  let hasMore = true;
+  let loading = false;
+  let sessionId = null;
+  const toolsById = new Map();
+
+  const entryNodes = (entries) => {
+    const nodes = [];
+    for (const e of entries) {
+      if (e.type === 'user') nodes.push(bubble('user', e.content || '', e.timestamp));
+      else if (e.type === 'assistant') nodes.push(bubble('assistant', e.content || '', e.timestamp));
+      else if (e.type === 'tool_use') {
+        const block = toolBlock(e.toolName, e.toolInput);
+        if (e.toolUseId) toolsById.set(e.toolUseId, block);
+        nodes.push(block);
+      } else if (e.type === 'tool_result') {
+        const block = e.toolUseId && toolsById.get(e.toolUseId);
+        if (block) block.setOutput(e.content, e.isError);
+        else { const b = toolBlock(e.toolName || 'result', null); b.setOutput(e.content, e.isError); nodes.push(b); }
+      }
+    }
+    return nodes;
+  };
+
+  const loadOlder = async () => {
+    if (loading || !hasMore) return;
+    loading = true;
+    older.textContent = 'Loading earlier messages…';
+    try {
+      const q = `limit=${PAGE}&offset=${loaded}&includeSubagents=false` +
+        (sessionId ? `&sessionId=${encodeURIComponent(sessionId)}` : '');
+      const page = await api('GET', `/api/agents/${encodeURIComponent(agentId)}/history?${q}`);
+      sessionId = page.sessionId || sessionId;
+      const entries = page.messages || [];
+      loaded += entries.length;
+      hasMore = !!page.hasMore;
+      const before = log.scrollHeight;
+      const first = loaded === entries.length;
+      older.after(...entryNodes(entries));
+      if (first) toBottom(); else log.scrollTop += log.scrollHeight - before;
+      older.textContent = hasMore ? 'Scroll up for earlier messages' : (loaded ? 'Start of the conversation' : 'No messages yet');
+    } catch (e) {
+      older.textContent = 'Could not load the history: ' + e.message;
+    } finally {
+      loading = false;
+    }
+  };
+  log.addEventListener('scroll', () => { if (log.scrollTop < 60) loadOlder(); }, {passive: true});
+  loadOlder();
+
+  // --- live output ---
+  let current = null; // the assistant bubble being streamed
+  let pending = '';
+  let frame = 0;
+  const lastTools = [];
+  const paint = () => {
+    frame = 0;
+    if (!current) return;
+    const stick = nearBottom();
+    current.text += pending;
+    pending = '';
+    current.body.replaceChildren(renderMarkdown(current.text));
+    if (stick) toBottom();
+  };
+  const endBubble = () => {
+    if (frame) { cancelAnimationFrame(frame); paint(); }
+    if (current) current.node.classList.remove('streaming');
+    current = null;
+  };
+  const appendNode = (node) => {
+    const stick = nearBottom();
+    log.append(node);
+    if (stick) toBottom();
+  };
+  const onChunk = (c) => {
+    if (c.toolName && c.toolInput !== undefined) {
+      endBubble();
+      const block = toolBlock(c.toolName, c.toolInput);
+      lastTools.push(block);
+      appendNode(block);
+      return;
+    }
+    if (c.toolName && c.toolOutput !== undefined) {
+      const block = [...lastTools].reverse().find((b) => b.toolName === c.toolName && !b.done);
+      if (block) { block.setOutput(c.toolOutput); block.done = true; }
+      return;
+    }
+    if (c.isStreaming) {
+      if (!c.text) return;
+      if (!current) {
+        const node = bubble('assistant', '', c.timestamp);
+        node.classList.add('streaming');
+        current = {node, body: node.querySelector('.body'), text: ''};
+        appendNode(node);
+      }
+      pending += c.text;
+      if (!frame) frame = requestAnimationFrame(paint);
+      return;
+    }
+    endBubble();
+    if (c.text) appendNode(h('p', {class: 'note' + (c.text.startsWith('Error') ? ' error' : '')}, c.text));
+  };
+
+  // --- sending ---
+  const submit = async () => {
+    const message = textarea.value;
+    if (!message.trim()) return;
+    send.disabled = true;
+    try {
+      const r = await api('POST', `/api/agents/${encodeURIComponent(agentId)}/message`, {message});
+      endBubble();
+      appendNode(bubble('user', message, Date.now()));
+      toBottom();
+      textarea.value = '';
+      if (r && /queued/.test(r.message || '')) ctx.toast(`Queued: ${r.message}`);
+    } catch (e) {
+      ctx.toast('Not sent: ' + e.message, 'error');
+    } finally {
+      send.disabled = false;
+      textarea.focus();
+    }
+  };
+  form.addEventListener('submit', (e) => { e.preventDefault(); submit(); });
+  textarea.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); submit(); }
+  });
+
+  const offs = [
+    subscribe('output:' + agentId, onChunk),
+    subscribe('agent:' + agentId, renderHead),
+    subscribe('agents', renderHead),
+    subscribe('requests', renderRequests),
+  ];
+  return () => { if (frame) cancelAnimationFrame(frame); for (const off of offs) off(); };
+}

@@ -1,0 +1,103 @@
+// What the page knows, fed by REST loads and WebSocket events; views subscribe to topics.
+
+export const state = {
+  agents: new Map(),        // id -> agent
+  requests: new Map(),      // permission id -> permission_request payload
+  notifications: [],        // newest first
+  unseen: 0,
+  tasks: new Map(),         // taskId -> {…exec_task_started, output, running, result}
+};
+
+const listeners = new Map(); // topic -> Set(fn)
+
+export function subscribe(topic, fn) {
+  if (!listeners.has(topic)) listeners.set(topic, new Set());
+  listeners.get(topic).add(fn);
+  return () => listeners.get(topic).delete(fn);
+}
+
+export function emit(topic, data) {
+  for (const fn of listeners.get(topic) || []) {
+    try { fn(data); } catch (e) { console.error(e); }
+  }
+}
+
+const MAX_TASK_OUTPUT = 64 * 1024;
+const MAX_NOTIFICATIONS = 200;
+
+export function setAgents(list) {
+  state.agents = new Map(list.map((a) => [a.id, a]));
+  emit('agents');
+}
+
+export function setRequests(list) {
+  state.requests = new Map(list.map((r) => [r.id, r]));
+  emit('requests');
+}
+
+export function setNotifications(list) {
+  state.notifications = list.slice(0, MAX_NOTIFICATIONS);
+  emit('notifications');
+}
+
+export function addTask(task) {
+  const known = state.tasks.get(task.taskId);
+  state.tasks.set(task.taskId, {output: '', running: true, ...known, ...task});
+  emit('tasks');
+}
+
+export function runningTasks() {
+  return [...state.tasks.values()].filter((t) => t.running).length;
+}
+
+// One WebSocket message, by type.
+const handlers = {
+  agents_update: (list) => setAgents(Array.isArray(list) ? list : []),
+  agent_created: (a) => { state.agents.set(a.id, a); emit('agents'); },
+  agent_updated: (patch) => {
+    const a = state.agents.get(patch.id);
+    if (!a) return;
+    Object.assign(a, patch);
+    emit('agents');
+    emit('agent:' + a.id, a);
+  },
+  agent_deleted: ({id}) => { state.agents.delete(id); emit('agents'); },
+  context_update: (p) => {
+    const a = state.agents.get(p.agentId);
+    if (!a) return;
+    a.contextUsed = p.contextUsed;
+    a.contextLimit = p.contextLimit;
+    emit('agents');
+    emit('agent:' + a.id, a);
+  },
+  output: (chunk) => emit('output:' + chunk.agentId, chunk),
+  permission_request: (r) => { state.requests.set(r.id, r); emit('requests'); },
+  permission_resolved: (r) => { state.requests.delete(r.id); emit('requests'); },
+  agent_notification: (n) => {
+    if (state.notifications.some((x) => x.id === n.id)) return;
+    state.notifications.unshift(n);
+    state.notifications.length = Math.min(state.notifications.length, MAX_NOTIFICATIONS);
+    state.unseen += 1;
+    emit('notifications');
+    emit('notification', n);
+  },
+  exec_task_started: (t) => addTask(t),
+  exec_task_output: (p) => {
+    const t = state.tasks.get(p.taskId);
+    if (!t) return;
+    t.output += p.output || '';
+    if (t.output.length > MAX_TASK_OUTPUT) t.output = t.output.slice(-MAX_TASK_OUTPUT);
+    emit('task:' + p.taskId, t);
+  },
+  exec_task_completed: (p) => {
+    const t = state.tasks.get(p.taskId) || {taskId: p.taskId, agentId: p.agentId, output: ''};
+    state.tasks.set(p.taskId, {...t, running: false, result: p});
+    emit('tasks');
+  },
+  error: (p) => emit('server-error', p),
+};
+
+export function handleMessage({type, payload}) {
+  const fn = handlers[type];
+  if (fn && payload !== undefined && payload !== null) fn(payload);
+}
