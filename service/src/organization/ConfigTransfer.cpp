@@ -234,7 +234,7 @@ Result<ImportPlan> ConfigTransfer::validate(const QJsonObject &doc) const {
                                      &plan.warnings);
         if (!rules)
             return rules.error();
-        plan.rules = std::move(*rules);
+        plan.rules = *rules;
     }
     if (doc.contains(ok::Secrets)) {
         auto secrets = parseSecretImport(doc.value(ok::Secrets), m_secrets);

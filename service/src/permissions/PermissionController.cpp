@@ -317,7 +317,8 @@ void PermissionController::onResponse(QWebSocket *client, const QJsonObject &pay
     if (payload.contains(pk::Remember)) {
         // The rule first, then the answer: a rule that cannot be stored leaves the request
         // pending, so the user can answer it again (with or without remember).
-        const Pending pending = *it; // adding the rule may answer (and erase) other requests
+        // A copy, not a reference: adding the rule may answer (and erase) other requests.
+        const Pending pending = *it; // NOLINT(performance-unnecessary-copy-initialization)
         m_answering = id;
         auto rule = rememberRule(pending, payload, granted);
         m_answering.clear();

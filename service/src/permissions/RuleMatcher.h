@@ -75,7 +75,7 @@ bool hasShellControl(const QString &command);
 bool covers(const PermissionRule &rule, const RuleSubject &subject, const QString &tool,
             const QJsonObject &toolInput);
 // Deny wins over allow; the first rule of the deciding kind is named.
-RuleVerdict evaluate(const QList<PermissionRule> &rules, const RuleSubject &subject,
+RuleVerdict evaluate(const QList<PermissionRule> &list, const RuleSubject &subject,
                      const QString &tool, const QJsonObject &toolInput);
 
 // The rule a `remember` answer creates: `scope` is "agent", "project" (the agent's working
