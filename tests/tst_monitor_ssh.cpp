@@ -214,6 +214,19 @@ private Q_SLOTS:
         QCOMPARE(name(tunnel.state()), QStringLiteral("Failed"));
         QVERIFY2(tunnel.lastError().contains(QStringLiteral("openssh-client")),
                  qPrintable(tunnel.lastError()));
+        // A program that cannot run (not an executable format): Failed too.
+        const QString broken = m_home.filePath(QStringLiteral("broken-ssh"));
+        QFile file(broken);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("\x7f"
+                   "not an executable\n");
+        file.close();
+        QVERIFY(file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        tunnel.setProgram(broken);
+        tunnel.start(m_sshd.url(m_service.port()));
+        QTRY_COMPARE(name(tunnel.state()), QStringLiteral("Failed"));
+        QVERIFY2(tunnel.lastError().contains(QStringLiteral("cannot run")),
+                 qPrintable(tunnel.lastError()));
         QVERIFY(!names(states).contains(QStringLiteral("Reconnecting")));
     }
 
@@ -305,6 +318,46 @@ private Q_SLOTS:
             pid = s.tunnel().processId();
         }
         QVERIFY2(processGone(pid), "ssh outlived the session");
+    }
+
+    void sharedMasterInTheSshConfigIsNotUsed() {
+        // A config that shares connections (ControlMaster auto + ControlPersist) would make
+        // `ssh -N -L` hand its forward to a background master and exit at once: nothing left to
+        // watch or stop. The tunnel's own options come first, and ssh keeps the first value.
+        QTemporaryDir sockets;
+        QTemporaryDir configDir;
+        const QString config = configDir.filePath(QStringLiteral("ssh_config"));
+        QFile file(config);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QStringLiteral("Host *\n  ControlMaster auto\n  ControlPersist 60\n"
+                                  "  ControlPath %1/%C\n")
+                       .arg(sockets.path())
+                       .toUtf8());
+        file.close();
+        QStringList options = m_sshd.clientOptions(m_sshd.clientKey());
+        options[options.indexOf(QStringLiteral("-F")) + 1] = config;
+
+        MonitorSession s;
+        s.tunnel().setExtraOptions(options);
+        s.tunnel().setBackoff(100, 1000);
+        QSignalSpy tunnelStates(&s.tunnel(), &SshTunnel::stateChanged);
+        s.open({m_sshd.url(m_service.port()), kToken});
+        QTRY_COMPARE_WITH_TIMEOUT(stateName(s.client().state()), QStringLiteral("Connected"),
+                                  20000);
+        const qint64 pid = s.tunnel().processId();
+        QVERIFY(pid > 0);
+        QVERIFY2(
+            QDir(sockets.path())
+                .isEmpty(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot),
+            "a control socket was made");
+        const auto agents =
+            waitReply([&](auto cb) { s.client().get(QStringLiteral("/api/agents"), cb); });
+        QCOMPARE(agents.status, 200);
+        QCOMPARE(s.tunnel().processId(), pid);
+        QCOMPARE(names(tunnelStates),
+                 (QStringList{QStringLiteral("Starting"), QStringLiteral("Up")}));
+        s.close();
+        QVERIFY2(processGone(pid), "ssh still runs after close()");
     }
 
     void agentTurnStreamsThroughTheTunnel() {

@@ -237,9 +237,10 @@ void SshTunnel::launch() {
     });
     m_process = p;
     qCInfo(lcSsh).noquote() << "starting" << program << p->arguments().join(QLatin1Char(' '));
-    p->start();
+    // Timers first: a start that fails reports it from within start(), which stops them.
     m_startTimer.start(kStartTimeoutMs);
     m_probeTimer.start(kProbeIntervalMs);
+    p->start();
 }
 
 void SshTunnel::onStandardError() {
