@@ -1,9 +1,11 @@
 // The conversation's data as pure units (issue 12): TranscriptModel (deltas make one reply, the
 // final chunk closes it, a tool call and its result are one entry, errors and stops marked, turn
-// starts give user messages, the bounds drop the oldest, history pages go on top) and history
-// conversion. No service, no widgets. (How tool calls read: tst_monitor_tool_presentation.)
+// starts give user messages, the bounds drop the oldest, history pages go on top), history
+// conversion, and a reply read as a terminal would show it. No service, no widgets. (How tool calls
+// read: tst_monitor_tool_presentation.)
 
 #include "core/HistoryConvert.h"
+#include "core/ReplyMarkdown.h"
 #include "core/TranscriptModel.h"
 #include "protocol/WireNames.h"
 
@@ -354,6 +356,28 @@ private Q_SLOTS:
         QCOMPARE(e[2].toolName, QStringLiteral("Bash"));
         QCOMPARE(e[2].toolOutput, QStringLiteral("no such file"));
         QVERIFY(e[2].isError && e[2].hasInput && e[2].hasResult);
+    }
+
+    void repliesReadAsInATerminal_data() {
+        QTest::addColumn<QString>("reply");
+        QTest::addColumn<QString>("markdown");
+        QTest::newRow("a newline is a line break")
+            << QStringLiteral("one\ntwo") << QStringLiteral("one  \ntwo");
+        QTest::newRow("paragraphs stay")
+            << QStringLiteral("one\n\ntwo") << QStringLiteral("one\n\ntwo");
+        QTest::newRow("hard breaks already")
+            << QStringLiteral("one  \ntwo\\\nthree") << QStringLiteral("one  \ntwo\\\nthree");
+        QTest::newRow("fenced code untouched")
+            << QStringLiteral("```sh\nmake\nmake test\n```\ndone")
+            << QStringLiteral("```sh\nmake\nmake test\n```\ndone");
+        QTest::newRow("a table right after a line")
+            << QStringLiteral("Totals:\n| a | b |\n|---|:-:|\n| 1 | 2 |")
+            << QStringLiteral("Totals:\n\n| a | b |  \n|---|:-:|  \n| 1 | 2 |");
+    }
+    void repliesReadAsInATerminal() {
+        QFETCH(QString, reply);
+        QFETCH(QString, markdown);
+        QCOMPARE(replyAsMarkdown(reply), markdown);
     }
 };
 

@@ -26,6 +26,7 @@
 #include <QTextDocument>
 #include <QTextLayout>
 #include <QTextList>
+#include <QTextTable>
 
 using namespace flotilla;
 using namespace flotilla::monitor;
@@ -127,7 +128,9 @@ private Q_SLOTS:
         f.mock.queueText(QStringLiteral("# Build plan\n\nSome **bold** and *emphasis*, see "
                                         "[the docs](https://example.org/docs).\n\n"
                                         "- first step\n- second step\n\n"
-                                        "```python\nprint('hello from code')\n```\n\nDone."),
+                                        "```python\nprint('hello from code')\n```\n"
+                                        "Results:\n| name | value |\n|---|---|\n| alpha | 1 |\n\n"
+                                        "Done."),
                          6);
         QVERIFY(sendAndWait(QStringLiteral("plan it"), QStringLiteral("Done.")));
         const QTextDocument *doc = view()->document();
@@ -146,6 +149,10 @@ private Q_SLOTS:
             !QFontInfo(formatAt(blockWithText(doc, QStringLiteral("Done."))).font()).fixedPitch());
         const QTextCursor bold = doc->find(QStringLiteral("bold"));
         QCOMPARE(bold.charFormat().fontWeight(), int(QFont::Bold));
+        // A table right after a line of text (no blank line between, as agents write them).
+        const QTextCursor cell = doc->find(QStringLiteral("alpha"));
+        QVERIFY(cell.currentTable());
+        QCOMPARE(cell.currentTable()->rows(), 2);
         const QTextCursor link = doc->find(QStringLiteral("the docs"));
         QVERIFY(link.charFormat().isAnchor());
         QCOMPARE(link.charFormat().anchorHref(), QStringLiteral("https://example.org/docs"));
@@ -341,6 +348,66 @@ private Q_SLOTS:
         QCOMPARE(cut.kind, TranscriptEntry::Kind::Assistant);
         QVERIFY(!cut.streaming);
         QVERIFY(view()->toPlainText().contains(cut.text.trimmed()));
+    }
+
+    // No service: a long session in a view of its own. Only the newest entries are rendered;
+    // scrolling to the top renders older ones; entries the bound drops above what the user reads
+    // do not move it.
+    void longSessionsKeepTheReadersPlace() {
+        TranscriptModel model(400);
+        int turn = 0;
+        const auto addTurns = [&](int n) {
+            for (int i = 0; i < n; ++i, ++turn) {
+                model.turnStarted(QStringLiteral("question %1").arg(turn), turn + 1);
+                for (const bool streaming : {true, false})
+                    model.appendChunk(
+                        {{QStringLiteral("agentId"), QStringLiteral("a")},
+                         {QStringLiteral("text"),
+                          streaming ? QStringLiteral("Answer %1.").arg(turn) : QString()},
+                         {QStringLiteral("isStreaming"), streaming},
+                         {QStringLiteral("timestamp"), turn + 1}});
+            }
+        };
+        addTurns(200); // 400 entries
+        QCOMPARE(model.rowCount(), 400);
+        ui::ConversationView v;
+        v.resize(600, 400);
+        v.setTranscript(&model);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QCOMPARE(v.renderedCount(), ui::ConversationView::kInitialEntries); // the newest
+        QCOMPARE(v.firstRenderedRow(), 400 - ui::ConversationView::kInitialEntries);
+        QTRY_VERIFY(v.isFollowing());
+        // Scrolling to the top renders older entries above, a step at a time.
+        QScrollBar *bar = v.verticalScrollBar();
+        for (int step = 0; step < 5 && v.firstRenderedRow() > 0; ++step) {
+            const int first = v.firstRenderedRow();
+            bar->setValue(bar->minimum());
+            QTRY_VERIFY(v.firstRenderedRow() < first);
+            QVERIFY(bar->value() > bar->minimum()); // what was at the top stays in view
+        }
+        QCOMPARE(v.firstRenderedRow(), 0);
+        QCOMPARE(v.renderedCount(), 400);
+        // Where the user reads: a block in the middle, and how far down the view it is.
+        bar->setValue(bar->maximum() / 2);
+        QVERIFY(!v.isFollowing());
+        const QTextCursor at = v.cursorForPosition(QPoint(20, 100));
+        const QString reading = at.block().text();
+        QVERIFY2(reading.startsWith(QStringLiteral("Answer")) ||
+                     reading.startsWith(QStringLiteral("question")),
+                 qPrintable(reading));
+        const auto place = [&v](const QString &text) {
+            return v.cursorRect(v.document()->find(text)).top();
+        };
+        const int top = place(reading);
+        addTurns(30); // 60 more: the bound drops the 60 oldest, rendered far above
+        QCOMPARE(model.droppedCount(), 60);
+        QCOMPARE(v.renderedCount(), 400);
+        QVERIFY2(std::abs(place(reading) - top) <= 1,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(top).arg(place(reading))));
+        QVERIFY(!v.isFollowing());
+        QVERIFY(v.document()->toPlainText().contains(QStringLiteral("Answer 229.")));
+        QVERIFY(!v.document()->toPlainText().contains(QStringLiteral("Answer 29.")));
     }
 
     void freshWindowShowsHistoryUserMessagesAsSuch() {

@@ -32,6 +32,15 @@ ConversationView::ConversationView(QWidget *parent)
     connect(&m_streamTimer, &QTimer::timeout, this, &ConversationView::flushStreaming);
     connect(this, &QTextBrowser::anchorClicked, this, &ConversationView::onAnchor);
     connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &ConversationView::onScrolled);
+    // The range changes as the document is laid out (progressively, on resize, on every edit);
+    // following means staying at its end through that, before the clamped value is reported.
+    connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int maximum) {
+        if (!m_follow)
+            return;
+        m_adjusting = true;
+        verticalScrollBar()->setValue(maximum);
+        m_adjusting = false;
+    });
 }
 
 ConversationView::~ConversationView() = default;

@@ -1,5 +1,6 @@
 #include "ui/TranscriptRenderer.h"
 
+#include "core/ReplyMarkdown.h"
 #include "core/ToolPresentation.h"
 
 #include <QCoreApplication>
@@ -94,26 +95,6 @@ bool inputIsSummarised(const QString &tool) {
     static const QStringList tools{QStringLiteral("Read"), QStringLiteral("Grep"),
                                    QStringLiteral("Glob"), QStringLiteral("LS")};
     return tools.contains(tool);
-}
-
-// Agents write for a terminal, where a newline is a line break: inside a paragraph a single
-// newline becomes a hard break (two trailing spaces) instead of markdown's soft one (a space).
-// Fenced code is left as it is.
-QString withHardBreaks(const QString &markdown) {
-    QStringList lines = markdown.split(QLatin1Char('\n'));
-    bool inFence = false;
-    for (qsizetype i = 0; i + 1 < lines.size(); ++i) {
-        const QString trimmed = lines[i].trimmed();
-        if (trimmed.startsWith(QLatin1String("```")) || trimmed.startsWith(QLatin1String("~~~"))) {
-            inFence = !inFence;
-            continue;
-        }
-        if (inFence || trimmed.isEmpty() || lines[i + 1].trimmed().isEmpty() ||
-            lines[i].endsWith(QLatin1String("  ")) || lines[i].endsWith(QLatin1Char('\\')))
-            continue;
-        lines[i] += QStringLiteral("  ");
-    }
-    return lines.join(QLatin1Char('\n'));
 }
 
 // Code blocks of a markdown import: monospace on a tinted block, wrapped like the rest, the
@@ -248,7 +229,7 @@ void TranscriptRenderer::renderMarkdown(QTextCursor &cursor, const QString &mark
     // Raw HTML in a reply is shown as the text it is: an agent's output is never markup.
     QTextDocument doc;
     doc.setDefaultFont(m_base);
-    doc.setMarkdown(withHardBreaks(markdown),
+    doc.setMarkdown(replyAsMarkdown(markdown),
                     QTextDocument::MarkdownFeatures(QTextDocument::MarkdownDialectGitHub |
                                                     QTextDocument::MarkdownNoHTML));
     styleCodeBlocks(doc, m_fixed);
