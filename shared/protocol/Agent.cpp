@@ -1,6 +1,7 @@
 #include "protocol/Agent.h"
 
 #include "protocol/WireNames.h"
+#include "protocol/WorktreeNames.h"
 
 #include <QJsonArray>
 
@@ -42,6 +43,7 @@ QJsonObject Agent::toJson() const {
         {k::SubordinateIds, QJsonArray::fromStringList(subordinateIds)},
         {k::AreaId, nullable(areaId)},
         {k::LastError, nullable(lastError)},
+        {wire::worktree::key::Worktree, worktree.toJson()},
     };
 }
 
@@ -92,6 +94,7 @@ bool Agent::fromJson(const QJsonObject &json, Agent *out) {
         a.subordinateIds.append(v.toString());
     a.areaId = json.value(k::AreaId).toString();
     a.lastError = json.value(k::LastError).toString();
+    a.worktree = AgentWorktree::fromJson(json.value(wire::worktree::key::Worktree));
     *out = std::move(a);
     return true;
 }

@@ -1,6 +1,8 @@
 #pragma once
 // The agent resource as it travels on the wire and as the service stores it.
 
+#include "protocol/AgentWorktree.h"
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -34,6 +36,7 @@ struct Agent {
     QString areaId;                                // empty means JSON null
     QString lastError;                             // empty means JSON null
     QString permissionMode{QStringLiteral("ask")}; // "ask" or "auto" (PermissionNames.h)
+    AgentWorktree worktree; // the agent's own git worktree (issue 14); unset: JSON null
 
     // Full object (GET /api/agents/:id, agents_update, agent_created, storage).
     QJsonObject toJson() const;

@@ -62,6 +62,11 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
         QStringLiteral("codex-bin"),
         QStringLiteral("Codex CLI to run (default: FLOTILLA_CODEX_BIN, then codex on PATH)."),
         QStringLiteral("path"));
+    const QCommandLineOption worktreesDir(
+        QStringLiteral("worktrees-dir"),
+        QStringLiteral("Where agents' git worktrees go (default: FLOTILLA_WORKTREES_DIR, then "
+                       "<data dir>-worktrees)."),
+        QStringLiteral("dir"));
     const QCommandLineOption allowOrigin(
         QStringLiteral("allow-origin"),
         QStringLiteral("Extra Origin (scheme://host[:port]) allowed to call the REST API and open "
@@ -78,7 +83,7 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
                        "token when missing. AUTH_TOKEN wins over it."),
         QStringLiteral("path"));
     p.addOptions({help, version, port, host, listenAll, insecure, dataDir, maxBody, allowOrigin,
-                  allowHost, tokenFile, claudeBin, codexBin});
+                  allowHost, tokenFile, claudeBin, codexBin, worktreesDir});
 
     auto usage = [&](const QString &why) {
         out.exitCode = exitcode::kUsage;
@@ -169,6 +174,9 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
                       : QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
     if (cfg.dataDir.isEmpty())
         return usage(QStringLiteral("no data directory: pass --data-dir"));
+
+    cfg.worktreesDir = p.isSet(worktreesDir) ? p.value(worktreesDir)
+                                             : env.value(QStringLiteral("FLOTILLA_WORKTREES_DIR"));
 
     // A missing CLI is not fatal: the service runs, and agents report it on their first message.
     cfg.claudeBin =

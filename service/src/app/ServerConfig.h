@@ -41,6 +41,9 @@ struct ServerConfig {
     QString codexBin;
     QString codexHome;
     QProcessEnvironment agentEnvironment = QProcessEnvironment::systemEnvironment();
+    // --worktrees-dir / FLOTILLA_WORKTREES_DIR: where agents' git worktrees go; empty: the data
+    // directory's sibling "<data dir>-worktrees" (worktrees/WorktreeProvisioner.h says why).
+    QString worktreesDir;
     int maxRestartsPerMinute = 3;
     // Text deltas are merged while some WebSocket client has more than this queued.
     qint64 coalesceAboveBacklogBytes = 256 * 1024;

@@ -15,6 +15,7 @@
 #include "controllers/OrganizationController.h"
 #include "controllers/PermissionRulesController.h"
 #include "controllers/RuntimeController.h"
+#include "controllers/WorktreeController.h"
 #include "domain/AgentRegistry.h"
 #include "domain/NotificationService.h"
 #include "domain/SystemPromptStore.h"
@@ -26,9 +27,11 @@
 #include "permissions/RuleStore.h"
 #include "protocol/Envelope.h"
 #include "protocol/WireNames.h"
+#include "protocol/WorktreeNames.h"
 #include "security/AgentTokens.h"
 #include "storage/Database.h"
 #include "web/WebController.h"
+#include "worktrees/WorktreeService.h"
 #include "ws/EventHub.h"
 
 #include <QDir>
@@ -47,6 +50,10 @@ ServiceApp::ServiceApp(ServerConfig config, QObject *parent)
 ServiceApp::~ServiceApp() {
     shutdown();
     // Controllers and the hub reference the domain objects: tear down in reverse order.
+    m_worktreeController.reset();
+    if (m_agents)
+        m_agents->setWorktreeHooks(nullptr);
+    m_worktrees.reset();
     m_webController.reset();
     m_channelsController.reset();
     m_permissionController.reset();
@@ -179,6 +186,18 @@ std::optional<StartFailure> ServiceApp::start() {
     };
     m_runtime = std::make_unique<AgentRuntime>(runtimeConfig, *m_providers, *m_agents, *m_prompt,
                                                *m_toolHistory, *m_agentTokens);
+    // Agents' git worktrees (issue 14): git runs with the agents' environment (their HOME, so the
+    // user's git configuration), never with the service's token.
+    QProcessEnvironment gitEnvironment = m_config.agentEnvironment;
+    gitEnvironment.remove(QStringLiteral("AUTH_TOKEN"));
+    gitEnvironment.remove(QStringLiteral("FLOTILLA_TOKEN"));
+    const QString worktreesDir =
+        QDir(m_config.worktreesDir.isEmpty() ? dir + QStringLiteral("-worktrees")
+                                             : m_config.worktreesDir)
+            .absolutePath();
+    m_worktrees = std::make_unique<WorktreeService>(*m_agents, *m_runtime, gitEnvironment,
+                                                    worktreesDir);
+    m_agents->setWorktreeHooks(&m_worktrees->hooks());
     wireRuntimeEvents();
 
     m_agentsController = std::make_unique<AgentsController>(*m_http, *m_agents);
@@ -192,6 +211,7 @@ std::optional<StartFailure> ServiceApp::start() {
         *m_http, *m_agents, m_config.claudeHome, m_config.codexHome);
     m_runtimeController =
         std::make_unique<RuntimeController>(*m_http, *m_agents, *m_runtime, *m_toolHistory);
+    m_worktreeController = std::make_unique<WorktreeController>(*m_http, *m_worktrees);
 
     // Orchestration (issue 4): each controller owns its area's services.
     m_secrets = std::make_unique<SecretStore>(m_config.dataDir + QStringLiteral("/secrets.json"));
@@ -266,6 +286,11 @@ void ServiceApp::wireRuntimeEvents() {
     connect(runtime, &AgentRuntime::compactingChanged, hub, [hub](const QString &id, bool active) {
         hub->broadcast(m::CompactingStatus, QJsonObject{{k::AgentId, id}, {k::Active, active}});
     });
+    connect(m_worktrees.get(), &WorktreeService::diffChanged, hub,
+            [hub](const QString &id, const QJsonArray &files) {
+                hub->broadcast(wire::worktree::msg::WorktreeDiffChanged,
+                               QJsonObject{{k::AgentId, id}, {wire::worktree::key::Files, files}});
+            });
     // stop_agent {agentId}: the WebSocket twin of POST /api/agents/bulk/stop for one agent.
     hub->registerIncoming(
         m::StopAgent, {{k::AgentId}, [hub, runtime](QWebSocket *ws, const QJsonObject &payload) {

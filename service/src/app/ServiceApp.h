@@ -39,6 +39,8 @@ class NotificationsController;
 class NotificationChannelsController;
 class SystemPromptController;
 class SystemPromptStore;
+class WorktreeController;
+class WorktreeService;
 class WebController;
 
 struct StartFailure {
@@ -102,6 +104,8 @@ private:
     std::unique_ptr<RuleStore> m_permissionRules;
     std::unique_ptr<PermissionController> m_permissionController;
     std::unique_ptr<PermissionRulesController> m_permissionRulesController;
+    std::unique_ptr<WorktreeService> m_worktrees;
+    std::unique_ptr<WorktreeController> m_worktreeController;
     std::unique_ptr<WebController> m_webController;
     quint16 m_port = 0;
     bool m_stopped = false;

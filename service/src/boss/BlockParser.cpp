@@ -1,6 +1,7 @@
 #include "boss/BlockParser.h"
 
 #include "protocol/BossNames.h"
+#include "protocol/WorktreeNames.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -244,7 +245,8 @@ Result<QList<QJsonObject>> parseSpawnBlock(const QString &body) {
             return name.error();
         spec.insert(k::Name_, *name);
         // Type and value checks of the rest are the agent validator's (parseAgentDraft) job.
-        for (QLatin1String key : {k::Class, k::Cwd, k::Provider, k::Model}) {
+        for (QLatin1String key : {k::Class, k::Cwd, k::Provider, k::Model,
+                                  wire::worktree::key::Worktree}) {
             if (o.contains(key) && !o.value(key).isNull())
                 spec.insert(key, o.value(key));
         }

@@ -1,8 +1,10 @@
 #include "controllers/AgentsController.h"
 
+#include "controllers/WorktreeController.h"
 #include "domain/AgentRegistry.h"
 #include "http/HttpServer.h"
 #include "protocol/WireNames.h"
+#include "protocol/WorktreeNames.h"
 
 namespace flotilla {
 
@@ -38,7 +40,8 @@ AgentsController::AgentsController(HttpServer &http, AgentRegistry &agents, QObj
         },
         Access::Agent);
 
-    // POST /api/agents {name, cwd, class?, provider?, model?} -> 201 agent | 400 | 409 | 422
+    // POST /api/agents {name, cwd, class?, provider?, model?, permissionMode?, worktree?} -> 201
+    // agent | 400 | 409 | 422 | 500/503 (git)
     http.route(Method::Post, QStringLiteral("/api/agents"), [this](const ApiRequest &r) -> Reply {
         const auto body = r.jsonObject();
         if (!body)
@@ -76,12 +79,21 @@ AgentsController::AgentsController(HttpServer &http, AgentRegistry &agents, QObj
         },
         Access::Agent); // the PATCH fields are an agent's own labels and tracking status
 
-    // DELETE /api/agents/:id -> 204 | 404
+    // DELETE /api/agents/:id?deleteBranch=false&discard=false -> 204 | 200 {id, worktree: what
+    // became of it} for an agent with a worktree | 400 | 404
     http.route(Method::Delete, QStringLiteral("/api/agents/:id"),
                [this](const ApiRequest &r) -> Reply {
-                   if (Status e = m_agents.remove(r.param(QStringLiteral("id"))))
+                   const auto how = WorktreeController::removalOf(r);
+                   if (!how)
+                       return how.error();
+                   const QString id = r.param(QStringLiteral("id"));
+                   QJsonObject worktree;
+                   if (Status e = m_agents.remove(id, *how, &worktree))
                        return *e;
-                   return Reply::noContent();
+                   if (worktree.isEmpty())
+                       return Reply::noContent();
+                   return Reply::json(QJsonObject{{wire::key::Id, id},
+                                                  {wire::worktree::key::Worktree, worktree}});
                });
 }
 

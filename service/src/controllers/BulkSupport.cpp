@@ -28,7 +28,7 @@ Result<QStringList> agentIdsOf(const QJsonObject &body) {
     return ids;
 }
 
-Reply bulkReply(const QStringList &ids, const BulkOp &op) {
+QJsonObject bulkResult(const QStringList &ids, const BulkOp &op) {
     QJsonArray succeeded, failed;
     for (const QString &id : ids) {
         if (Status e = op(id))
@@ -36,7 +36,11 @@ Reply bulkReply(const QStringList &ids, const BulkOp &op) {
         else
             succeeded.append(id);
     }
-    return Reply::json(QJsonObject{{k::Succeeded, succeeded}, {k::Failed, failed}});
+    return QJsonObject{{k::Succeeded, succeeded}, {k::Failed, failed}};
+}
+
+Reply bulkReply(const QStringList &ids, const BulkOp &op) {
+    return Reply::json(bulkResult(ids, op));
 }
 
 void bulkRoute(HttpServer &http, const QString &name, BulkPrepare prepare, BulkFinish finish) {

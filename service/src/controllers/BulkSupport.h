@@ -27,6 +27,7 @@ using BulkFinish = std::function<Status()>;
 Result<QStringList> agentIdsOf(const QJsonObject &body);
 
 // Applies `op` to each id: {succeeded, failed}.
+QJsonObject bulkResult(const QStringList &ids, const BulkOp &op);
 Reply bulkReply(const QStringList &ids, const BulkOp &op);
 
 // Registers POST /api/agents/bulk/<name>.

@@ -27,19 +27,6 @@ Error unknownAgent(const QString &id) {
     return Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(id));
 }
 
-// true/false/1/0 (any case); absent -> fallback.
-Result<bool> boolQuery(const ApiRequest &r, QLatin1String key, bool fallback) {
-    if (!r.hasQuery(key))
-        return fallback;
-    const QString v = r.queryValue(key).toLower();
-    if (v == QLatin1String("true") || v == QLatin1String("1"))
-        return true;
-    if (v == QLatin1String("false") || v == QLatin1String("0"))
-        return false;
-    return Error::badRequest(c::WrongType,
-                             QStringLiteral("query parameter '%1' must be true or false").arg(key));
-}
-
 using SourceFactory = history::SessionSourcePtr (*)(const QString &home, const QString &cwd);
 
 // What a worker needs to find the session: no AgentRegistry access off the event loop.
@@ -111,7 +98,7 @@ HistoryController::HistoryController(HttpServer &http, const AgentRegistry &agen
                         const auto offset = r.intQuery(p::Offset, 0, 0, INT_MAX);
                         if (!offset)
                             return done(offset.error());
-                        const auto withSubagents = boolQuery(r, p::IncludeSubagents, true);
+                        const auto withSubagents = r.boolQuery(p::IncludeSubagents, true);
                         if (!withSubagents)
                             return done(withSubagents.error());
                         const auto subLimit =

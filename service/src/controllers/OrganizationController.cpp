@@ -1,11 +1,13 @@
 #include "controllers/OrganizationController.h"
 
 #include "controllers/BulkSupport.h"
+#include "controllers/WorktreeController.h"
 #include "domain/AgentRegistry.h"
 #include "http/HttpServer.h"
 #include "organization/ActivityRecorder.h"
 #include "organization/OrgLogging.h"
 #include "protocol/OrganizationNames.h"
+#include "protocol/WorktreeNames.h"
 #include "ws/EventHub.h"
 
 #include <QDateTime>
@@ -26,19 +28,6 @@ Error unknownAgent(const QString &id) {
 
 Error unknownArea(const QString &id) {
     return Error::notFound(c::NotFound, QStringLiteral("no area with id '%1'").arg(id));
-}
-
-// A boolean query parameter: absent -> fallback; true/false/1/0 -> the value; else 400.
-Result<bool> boolQuery(const ApiRequest &r, const QString &key, bool fallback) {
-    if (!r.hasQuery(key))
-        return fallback;
-    const QString v = r.queryValue(key);
-    if (v == QLatin1String("true") || v == QLatin1String("1"))
-        return true;
-    if (v == QLatin1String("false") || v == QLatin1String("0"))
-        return false;
-    return Error::badRequest(c::WrongType,
-                             QStringLiteral("query parameter '%1' must be true or false").arg(key));
 }
 
 } // namespace
@@ -146,11 +135,36 @@ void OrganizationController::routeBulk() {
     HttpServer &http = m_deps.http;
     AgentRegistry &agents = m_deps.agents;
 
-    // POST /api/agents/bulk/delete {agentIds} -> 200 {succeeded, failed} | 400. Each deletion
-    // stops the agent's process, unlinks boss/subordinates and broadcasts agent_deleted.
-    bulkRoute(http, QStringLiteral("delete"), [&agents](const QJsonObject &) -> Result<BulkOp> {
-        return BulkOp([&agents](const QString &id) { return agents.remove(id); });
-    });
+    // POST /api/agents/bulk/delete?deleteBranch=&discard= {agentIds} -> 200 {succeeded, failed,
+    // worktrees?: [{agentId, ...what became of each worktree}]} | 400. Each deletion stops the
+    // agent's process, unlinks boss/subordinates and broadcasts agent_deleted; a worktree goes as
+    // DELETE /api/agents/:id says.
+    http.route(Method::Post, QStringLiteral("/api/agents/bulk/delete"),
+               [&agents](const ApiRequest &r) -> Reply {
+                   const auto how = WorktreeController::removalOf(r);
+                   if (!how)
+                       return how.error();
+                   const auto body = r.jsonObject();
+                   if (!body)
+                       return body.error();
+                   const auto ids = agentIdsOf(*body);
+                   if (!ids)
+                       return ids.error();
+                   QJsonArray worktrees;
+                   QJsonObject out = bulkResult(*ids, [&](const QString &id) -> Status {
+                       QJsonObject worktree;
+                       if (Status e = agents.remove(id, *how, &worktree))
+                           return e;
+                       if (!worktree.isEmpty()) {
+                           worktree.insert(k::AgentId, id);
+                           worktrees.append(worktree);
+                       }
+                       return std::nullopt;
+                   });
+                   if (!worktrees.isEmpty())
+                       out.insert(wire::worktree::key::Worktrees, worktrees);
+                   return Reply::json(out);
+               });
 
     // POST /api/agents/bulk/move-area {agentIds, areaId: string | null} -> 200 {succeeded,
     // failed} | 400 | 404 (unknown area: nothing moves). Each moved agent broadcasts
@@ -234,7 +248,7 @@ void OrganizationController::routeConfig() {
     // exportedAt, categories} | 400 | 422
     http.route(
         Method::Get, QStringLiteral("/api/config/export"), [this](const ApiRequest &r) -> Reply {
-            const auto secrets = boolQuery(r, op::IncludeSecrets, false);
+            const auto secrets = r.boolQuery(op::IncludeSecrets, false);
             if (!secrets)
                 return secrets.error();
             const auto categories = ConfigTransfer::parseCategories(r.queryValue(op::Categories),
@@ -254,7 +268,7 @@ void OrganizationController::routeConfig() {
     // 413 | 422 | 500 (a write failed; everything undone)
     http.route(Method::Post, QStringLiteral("/api/config/import"),
                [this](const ApiRequest &r) -> Reply {
-                   const auto dryRun = boolQuery(r, op::DryRun, false);
+                   const auto dryRun = r.boolQuery(op::DryRun, false);
                    if (!dryRun)
                        return dryRun.error();
                    const auto body = r.jsonObject();

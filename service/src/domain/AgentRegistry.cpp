@@ -2,6 +2,7 @@
 
 #include "base/Logging.h"
 #include "protocol/WireNames.h"
+#include "protocol/WorktreeNames.h"
 #include "storage/Database.h"
 #include "storage/StartupReport.h"
 
@@ -17,6 +18,11 @@ namespace st = wire::status;
 namespace {
 qint64 nowMs() {
     return QDateTime::currentMSecsSinceEpoch();
+}
+
+Error noWorktrees() {
+    return Error{ErrorKind::Unavailable, wire::worktree::code::GitUnavailable,
+                 QStringLiteral("this service cannot make worktrees")};
 }
 
 QByteArray serialize(const QList<Agent> &agents, QJsonObject (Agent::*view)() const) {
@@ -98,6 +104,15 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
         return Error::conflict(
             wire::code::Conflict,
             QStringLiteral("an agent named '%1' already exists").arg(draft.name));
+    std::optional<WorktreePlacement> placed;
+    if (draft.worktree) {
+        if (!m_worktrees)
+            return noWorktrees();
+        auto made = m_worktrees->create(draft);
+        if (!made)
+            return made.error();
+        placed = *made;
+    }
     Agent a;
     a.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     a.name = draft.name;
@@ -108,10 +123,17 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
     a.model = draft.model;
     if (!draft.permissionMode.isEmpty())
         a.permissionMode = draft.permissionMode;
+    if (placed) {
+        a.cwd = placed->cwd;
+        a.worktree = placed->worktree;
+    }
     a.createdAt = nowMs();
     a.lastActivity = a.createdAt;
-    if (Status e = persist({&a}))
+    if (Status e = persist({&a})) {
+        if (placed) // the agent never existed: neither does what was made for it
+            m_worktrees->release(a, WorktreeRemoval{true, true});
         return *e;
+    }
     m_agents.insert(a.id, a);
     m_order.append(a.id);
     m_idByFoldedName.insert(a.name.toCaseFolded(), a.id);
@@ -146,7 +168,16 @@ Result<Agent> AgentRegistry::patch(const QString &id, const AgentPatch &patch) {
     return updated;
 }
 
-Status AgentRegistry::remove(const QString &id) {
+Status AgentRegistry::checkWorktree(const AgentDraft &draft) const {
+    if (!draft.worktree)
+        return std::nullopt;
+    if (!m_worktrees)
+        return noWorktrees();
+    return m_worktrees->check(draft);
+}
+
+Status AgentRegistry::remove(const QString &id, const WorktreeRemoval &how,
+                             QJsonObject *worktreeReport) {
     auto it = m_agents.find(id);
     if (it == m_agents.end())
         return Error::notFound(wire::code::NotFound,
@@ -193,7 +224,12 @@ Status AgentRegistry::remove(const QString &id) {
     }
     invalidateCaches();
     qCInfo(lcAgents).noquote() << "deleted agent" << id << victim.name;
-    Q_EMIT agentDeleted(id);
+    Q_EMIT agentDeleted(id); // its process ends here, before its worktree goes
+    if (victim.worktree.isSet() && m_worktrees) {
+        const QJsonObject report = m_worktrees->release(victim, how);
+        if (worktreeReport)
+            *worktreeReport = report;
+    }
     return std::nullopt;
 }
 

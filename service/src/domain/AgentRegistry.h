@@ -5,6 +5,7 @@
 
 #include "domain/AgentValidation.h"
 #include "domain/Error.h"
+#include "domain/WorktreeHooks.h"
 #include "protocol/Agent.h"
 
 #include <QHash>
@@ -38,9 +39,19 @@ public:
     // `error` with an explanation: its process is gone and the client must know.
     Status load(StartupReport &report);
 
+    // A draft with `worktree` gets its worktree first (WorktreeHooks::create); it is undone if
+    // the agent cannot be stored.
     Result<Agent> create(const AgentDraft &draft);
     Result<Agent> patch(const QString &id, const AgentPatch &patch);
-    Status remove(const QString &id);
+    // An agent with a worktree: once it is gone, the hooks remove or keep the worktree as `how`
+    // says, and `worktreeReport` (when given) gets what they did.
+    Status remove(const QString &id, const WorktreeRemoval &how = {},
+                  QJsonObject *worktreeReport = nullptr);
+
+    // Set once by the composition root; without it a draft asking for a worktree is refused.
+    void setWorktreeHooks(WorktreeHooks *hooks) { m_worktrees = hooks; }
+    // Whether a draft's `worktree` can be honoured, creating nothing (config import).
+    Status checkWorktree(const AgentDraft &draft) const;
 
     const Agent *find(const QString &id) const;
     QList<Agent> agents() const;
@@ -76,6 +87,7 @@ private:
     QByteArray m_statusCache;
     QByteArray m_simpleCache;
     bool m_cachesValid = false;
+    WorktreeHooks *m_worktrees = nullptr;
 };
 
 } // namespace flotilla

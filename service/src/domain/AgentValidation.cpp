@@ -2,6 +2,7 @@
 
 #include "protocol/PermissionNames.h"
 #include "protocol/WireNames.h"
+#include "protocol/WorktreeNames.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -13,6 +14,7 @@ namespace flotilla {
 namespace k = wire::key;
 namespace c = wire::code;
 namespace perm = wire::permission;
+namespace wk = wire::worktree::key;
 
 namespace {
 
@@ -62,6 +64,40 @@ Result<std::optional<QString>> optionalString(const QJsonObject &body, QLatin1St
     return std::optional<QString>(v.toString());
 }
 
+// `worktree`: absent, null or false -> none; true -> defaults; {baseRef?, branch?} -> those. Only
+// the shape is checked here; whether git can honour it is the worktree service's question.
+Result<std::optional<WorktreeRequest>> parseWorktreeRequest(const QJsonObject &body) {
+    const QJsonValue v = body.value(wk::Worktree);
+    if (v.isUndefined() || v.isNull() || (v.isBool() && !v.toBool()))
+        return std::optional<WorktreeRequest>();
+    if (v.isBool())
+        return std::optional<WorktreeRequest>(WorktreeRequest{});
+    if (!v.isObject())
+        return Error::badRequest(
+            c::WrongType,
+            QStringLiteral("field 'worktree' must be true, false or {baseRef?, branch?}"));
+    const QJsonObject o = v.toObject();
+    if (Status st = rejectUnknownFields(o, {wk::BaseRef, wk::Branch}))
+        return Error::invalid(st->code, QStringLiteral("worktree: ") + st->message);
+    WorktreeRequest request;
+    for (QLatin1String key : {wk::BaseRef, wk::Branch}) {
+        auto value = optionalString(o, key, true);
+        if (!value)
+            return Error::badRequest(c::WrongType,
+                                     QStringLiteral("field 'worktree.%1' must be a string").arg(key));
+        const QString text = value->value_or(QString()).trimmed();
+        // A leading '-' would read as an option to git, whatever argument list carries it.
+        if (text.size() > limits::kRefMax || text.startsWith(QLatin1Char('-')))
+            return Error::invalid(c::InvalidValue,
+                                  QStringLiteral("field 'worktree.%1' must be at most %2 "
+                                                 "characters and not start with '-'")
+                                      .arg(key)
+                                      .arg(limits::kRefMax));
+        (key == wk::BaseRef ? request.baseRef : request.branch) = text;
+    }
+    return std::optional<WorktreeRequest>(request);
+}
+
 } // namespace
 
 // Codex: a model of the pinned CLI's own catalog (0.169.0), so the CLI knows its tools (with
@@ -90,7 +126,8 @@ Status validateProviderModel(const QString &provider, const QString &model) {
 
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
     if (Status st = rejectUnknownFields(
-            body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model, k::PermissionMode}))
+            body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model, k::PermissionMode,
+                   wk::Worktree}))
         return *st;
     AgentDraft d;
 
@@ -171,6 +208,11 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
             QStringLiteral("field 'cwd' is not an existing directory: %1").arg(rawCwd.left(200)));
     // The CLI sees the resolved path (getcwd), and its session files are keyed by it.
     d.cwd = info.canonicalFilePath();
+
+    auto worktree = parseWorktreeRequest(body);
+    if (!worktree)
+        return worktree.error();
+    d.worktree = *worktree;
     return d;
 }
 

@@ -10,6 +10,13 @@
 
 namespace flotilla {
 
+// `worktree: true` or `{baseRef?, branch?}` on create: the agent gets a git worktree of its own
+// (worktrees/WorktreeService). Empty strings mean the defaults.
+struct WorktreeRequest {
+    QString baseRef; // default: the branch checked out at cwd (its commit when detached)
+    QString branch;  // default: flotilla/<agent name>
+};
+
 struct AgentDraft {
     QString name;
     QString agentClass;
@@ -17,6 +24,7 @@ struct AgentDraft {
     QString provider;
     QString model;
     QString permissionMode; // "ask" (default) or "auto"
+    std::optional<WorktreeRequest> worktree;
 };
 
 struct AgentPatch {
@@ -29,6 +37,7 @@ namespace limits {
 inline constexpr int kNameMax = 100;
 inline constexpr int kTaskLabelMax = 200;
 inline constexpr int kDetailMax = 2000;
+inline constexpr int kRefMax = 200; // worktree.baseRef and worktree.branch
 } // namespace limits
 
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body);

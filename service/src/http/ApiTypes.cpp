@@ -64,6 +64,18 @@ Result<int> ApiRequest::intQuery(const QString &key, int fallback, int min, int 
     return v;
 }
 
+Result<bool> ApiRequest::boolQuery(const QString &key, bool fallback) const {
+    if (!query.hasQueryItem(key))
+        return fallback;
+    const QString v = queryValue(key).toLower();
+    if (v == QLatin1String("true") || v == QLatin1String("1"))
+        return true;
+    if (v == QLatin1String("false") || v == QLatin1String("0"))
+        return false;
+    return Error::badRequest(c::WrongType,
+                             QStringLiteral("query parameter '%1' must be true or false").arg(key));
+}
+
 Reply Reply::json(const QJsonObject &o, int status) {
     return rawJson(QJsonDocument(o).toJson(QJsonDocument::Compact), status);
 }

@@ -49,6 +49,8 @@ public:
     // An integer query parameter within [min, max]; absent -> fallback; malformed -> BadRequest,
     // out of range -> Invalid.
     Result<int> intQuery(const QString &key, int fallback, int min, int max) const;
+    // A boolean query parameter: true/false/1/0 (any case); absent -> fallback; else BadRequest.
+    Result<bool> boolQuery(const QString &key, bool fallback) const;
 };
 
 class Reply final {

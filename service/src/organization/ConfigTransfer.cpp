@@ -7,8 +7,10 @@
 #include "organization/SecretTransfer.h"
 #include "permissions/RuleStore.h"
 #include "protocol/OrganizationNames.h"
+#include "protocol/WorktreeNames.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QSet>
 
 namespace flotilla {
@@ -18,6 +20,7 @@ namespace c = wire::code;
 namespace ok = wire::org::key;
 namespace oc = wire::org::code;
 namespace cat = wire::org::category;
+namespace wk = wire::worktree::key;
 
 namespace {
 
@@ -55,8 +58,9 @@ bool isEmptyValue(const QJsonValue &v) {
            (v.isObject() && v.toObject().isEmpty());
 }
 
-const QStringList kCreateKeys{QString(k::Name_), QString(k::Class), QString(k::Cwd),
-                              QString(k::Provider), QString(k::Model)};
+const QStringList kCreateKeys{QString(k::Name_),     QString(k::Class), QString(k::Cwd),
+                              QString(k::Provider),  QString(k::Model),
+                              QString(wk::Worktree)};
 const QStringList kLabelKeys{QString(k::TaskLabel), QString(k::TrackingStatus),
                              QString(k::TrackingStatusDetail)};
 
@@ -128,7 +132,7 @@ QJsonObject ConfigTransfer::exportDocument(const QStringList &categories,
             const QList<Agent> all = m_agents.agents();
             for (const Agent &a : all) {
                 // What a user chose, not what the agent is doing: no status, session, tokens.
-                agents.append(QJsonObject{
+                QJsonObject agent{
                     {k::Name_, a.name},
                     {k::Class, a.agentClass},
                     {k::Cwd, a.cwd},
@@ -139,7 +143,16 @@ QJsonObject ConfigTransfer::exportDocument(const QStringList &categories,
                      a.trackingStatus.isEmpty() ? QJsonValue() : QJsonValue(a.trackingStatus)},
                     {k::TrackingStatusDetail, a.trackingStatusDetail},
                     {k::AreaId, a.areaId.isEmpty() ? QJsonValue() : QJsonValue(a.areaId)},
-                });
+                };
+                if (a.worktree.isSet()) {
+                    // As it was asked for: the place in the repository, and a worktree to make
+                    // there on import (its branch taken already: -2, never the same one).
+                    agent.insert(k::Cwd, QDir::cleanPath(a.worktree.repo + QLatin1Char('/') +
+                                                         QDir(a.worktree.path).relativeFilePath(a.cwd)));
+                    agent.insert(wk::Worktree, QJsonObject{{wk::BaseRef, a.worktree.baseRef},
+                                                           {wk::Branch, a.worktree.branch}});
+                }
+                agents.append(agent);
             }
             out.insert(name, agents);
         } else if (name == cat::Areas) {
@@ -315,6 +328,8 @@ Status ConfigTransfer::validateAgents(const QJsonValue &value, const QStringList
         const auto draft = parseAgentDraft(pick(o, kCreateKeys));
         if (!draft)
             return at(where, draft.error());
+        if (Status e = m_agents.checkWorktree(*draft)) // a repository, a base that resolves
+            return at(where, *e);
         const auto labels = parseAgentPatch(pick(o, kLabelKeys));
         if (!labels)
             return at(where, labels.error());
@@ -459,7 +474,8 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
 
 void ConfigTransfer::undo(const QStringList &agentIds, const QStringList &areaIds) {
     for (const QString &id : agentIds) {
-        if (Status e = m_agents.remove(id))
+        // Worktrees and branches made by this import go with it.
+        if (Status e = m_agents.remove(id, WorktreeRemoval{true, true}))
             qCCritical(lcOrg).noquote()
                 << "undoing import: agent" << id << "could not be removed:" << e->message;
     }

@@ -1,0 +1,3 @@
+#include "worktrees/WorktreeLogging.h"
+
+Q_LOGGING_CATEGORY(lcWorktrees, "flotilla.worktrees", QtInfoMsg)
