@@ -130,7 +130,7 @@ export function conversationView(main, params, ctx) {
       const first = loaded === entries.length;
       older.after(...entryNodes(entries));
       if (first) toBottom(); else log.scrollTop += log.scrollHeight - before;
-      older.textContent = hasMore ? 'Scroll up for earlier messages' : (loaded ? 'Start of the conversation' : 'No messages yet');
+      older.textContent = hasMore ? 'Scroll up for earlier messages' : 'Start of the conversation';
     } catch (e) {
       older.textContent = 'Could not load the history: ' + e.message;
     } finally {

@@ -207,7 +207,8 @@ function findClose(text, from, delim) {
   let j = from;
   while ((j = text.indexOf(delim, j)) > from - 1) {
     if (j > from && !/\s/.test(text[j - 1]) && (delim.length === 2 || text[j + 1] !== delim[0])) {
-      if (delim !== '_' || !/[\p{L}\p{N}]/u.test(text[j + 1] || ' ')) return j;
+      // An underscore run closes only at the end of a word: snake_case and __dunder__ stay text.
+      if (delim[0] !== '_' || !/[\p{L}\p{N}]/u.test(text[j + delim.length] || ' ')) return j;
     }
     j += delim.length;
     if (j >= text.length) break;
