@@ -4,6 +4,7 @@
 #include "protocol/Envelope.h"
 #include "protocol/Notification.h"
 #include "protocol/OutputChunk.h"
+#include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 
 #include <QJsonArray>
@@ -24,6 +25,13 @@ private Q_SLOTS:
         a.subordinateIds = {QStringLiteral("b"), QStringLiteral("c")};
         a.contextUsed = 1234;
         a.trackingStatus = QStringLiteral("blocked");
+        a.idleTimeoutSeconds = 0; // never: not the same as null
+        a.usage.turns = 3;
+        a.usage.inputTokens = 330;
+        a.usage.cacheReadTokens = 3000;
+        a.usage.costUsd = 0.001575;
+        a.budget.tokens = 5000;
+        a.budget.perDay = true;
         Agent back;
         QVERIFY(Agent::fromJson(a.toJson(), &back));
         QCOMPARE(back, a);
@@ -35,8 +43,12 @@ private Q_SLOTS:
         a.name = QStringLiteral("n");
         const QJsonObject o = a.toJson();
         for (const auto key : {wire::key::SessionId, wire::key::BossId, wire::key::AreaId,
-                               wire::key::LastError, wire::key::TrackingStatus})
+                               wire::key::LastError, wire::key::TrackingStatus,
+                               wire::usage::key::IdleTimeoutSeconds, wire::usage::key::Budget})
             QVERIFY2(o.value(key).isNull(), key.data());
+        // An agent without turns still has its usage object, all zeros.
+        QCOMPARE(o.value(wire::usage::key::Usage).toObject().value(wire::usage::key::Turns),
+                 QJsonValue(0));
     }
 
     void agentRejectsMissingIdentity() {

@@ -1,5 +1,6 @@
 #include "protocol/Agent.h"
 
+#include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
 
@@ -8,6 +9,7 @@
 namespace flotilla {
 
 namespace k = wire::key;
+namespace uk = wire::usage::key;
 
 namespace {
 QJsonValue nullable(const QString &s) {
@@ -43,6 +45,10 @@ QJsonObject Agent::toJson() const {
         {k::SubordinateIds, QJsonArray::fromStringList(subordinateIds)},
         {k::AreaId, nullable(areaId)},
         {k::LastError, nullable(lastError)},
+        {uk::IdleTimeoutSeconds,
+         idleTimeoutSeconds < 0 ? QJsonValue() : QJsonValue(idleTimeoutSeconds)},
+        {uk::Usage, usage.toJson()},
+        {uk::Budget, budget.toJson()},
         {wire::worktree::key::Worktree, worktree.toJson()},
     };
 }
@@ -94,6 +100,10 @@ bool Agent::fromJson(const QJsonObject &json, Agent *out) {
         a.subordinateIds.append(v.toString());
     a.areaId = json.value(k::AreaId).toString();
     a.lastError = json.value(k::LastError).toString();
+    const QJsonValue idle = json.value(uk::IdleTimeoutSeconds);
+    a.idleTimeoutSeconds = idle.isDouble() ? qMax(0, idle.toInt()) : -1;
+    a.usage = UsageTotals::fromJson(json.value(uk::Usage).toObject());
+    a.budget = Budget::fromJson(json.value(uk::Budget));
     a.worktree = AgentWorktree::fromJson(json.value(wire::worktree::key::Worktree));
     *out = std::move(a);
     return true;

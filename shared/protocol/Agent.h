@@ -3,6 +3,8 @@
 
 #include "protocol/AgentWorktree.h"
 
+#include "protocol/Usage.h"
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -36,6 +38,11 @@ struct Agent {
     QString areaId;                                // empty means JSON null
     QString lastError;                             // empty means JSON null
     QString permissionMode{QStringLiteral("ask")}; // "ask" or "auto" (PermissionNames.h)
+    // Seconds without work after which the agent's CLI process is ended (its session kept);
+    // -1 means JSON null: the service's --idle-timeout; 0: never.
+    int idleTimeoutSeconds = -1;
+    UsageTotals usage; // every recorded turn's usage (UsageStore's rows are the durable record)
+    Budget budget;     // unset: JSON null; on a boss it caps the boss's whole team
     AgentWorktree worktree; // the agent's own git worktree (issue 14); unset: JSON null
 
     // Full object (GET /api/agents/:id, agents_update, agent_created, storage).

@@ -3,6 +3,8 @@
 // (Claude's stream-json lines, Codex's JSON-RPC notifications) into these, and AgentRuntime
 // applies each one as one update of the agent's state. Plain values: no process, no Qt objects.
 
+#include "protocol/Usage.h"
+
 #include <QJsonObject>
 #include <QString>
 
@@ -45,6 +47,10 @@ struct AgentEvent {
     bool active = false;
     int attempt = 0;
     TokenUsage usage;
+    // TurnEnded: the whole turn's usage as the usage record counts it (turns 1; see
+    // protocol/Usage.h for what each figure holds). Claude's costUsd is what the turn added to
+    // the session's running total_cost_usd (ClaudeProcess keeps that total).
+    UsageTotals turnUsage;
 
     bool isTopLevel() const { return parentToolUseId.isEmpty(); }
 };

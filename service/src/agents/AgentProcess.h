@@ -27,6 +27,9 @@ struct AgentLaunch {
     // running a tool, and where its commands may write.
     QString approvalPolicy;
     QString sandbox;
+    // The running cost total a resumed CLI starts from (Claude restores its session's last
+    // `cost-state`): its turns' costs are what each adds to it.
+    double resumedCostUsd = 0;
 };
 
 class AgentProcess : public QObject {

@@ -8,6 +8,7 @@
 #include "domain/AgentRegistry.h"
 #include "domain/SystemPromptStore.h"
 #include "domain/ToolHistory.h"
+#include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 #include "security/AgentTokens.h"
 
@@ -64,6 +65,13 @@ AgentRuntime::AgentRuntime(RuntimeConfig config, const ProviderRegistry &provide
         if (auto s = m_sessions.take(id))
             endProcess(*s);
     });
+    // A new idle timeout counts from its change.
+    connect(&m_agents, &AgentRegistry::agentUpdated, this,
+            [this](const QString &id, const QJsonObject &changes) {
+                if (changes.contains(wire::usage::key::IdleTimeoutSeconds) &&
+                    m_sessions.contains(id))
+                    updateIdleTimer(id, /*restart=*/true);
+            });
 }
 
 AgentRuntime::~AgentRuntime() {
@@ -80,6 +88,9 @@ AgentRuntime::Session &AgentRuntime::session(const QString &agentId) {
         slot->interruptTimer.setInterval(kInterruptGraceMs);
         connect(&slot->interruptTimer, &QTimer::timeout, this,
                 [this, agentId] { onInterruptTimeout(agentId); });
+        slot->idleTimer.setSingleShot(true);
+        connect(&slot->idleTimer, &QTimer::timeout, this,
+                [this, agentId] { onIdleTimeout(agentId); });
     }
     return *slot;
 }
@@ -101,6 +112,15 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
                                      noRuntimeFor(agent->provider)});
     if (const QString why = provider->unavailableReason(); !why.isEmpty())
         return refuse(agentId, Error{ErrorKind::Unavailable, c::CliUnavailable, why});
+    // Over a budget: refused, and what is queued already stays queued.
+    if (m_config.admit) {
+        if (Status refusal = m_config.admit(agentId)) {
+            RuntimeUpdate update;
+            update.lastError = refusal->message;
+            apply(agentId, update);
+            return *refusal;
+        }
+    }
     Session &s = session(agentId);
     s.queue.append(text);
     if (s.turnActive || s.exiting || s.interrupting)
@@ -115,9 +135,25 @@ Error AgentRuntime::refuse(const QString &agentId, Error error) {
 }
 
 void AgentRuntime::startNextTurn(const QString &agentId) {
+    tryStartTurn(agentId);
+    updateIdleTimer(agentId);
+}
+
+void AgentRuntime::tryStartTurn(const QString &agentId) {
     Session &s = session(agentId);
     if (s.queue.isEmpty() || s.turnActive || s.exiting || s.interrupting)
         return;
+    if (m_config.admit) {
+        if (Status refusal = m_config.admit(agentId)) {
+            // A budget is reached: the turn in progress has finished, the rest waits.
+            s.heldByBudget = true;
+            RuntimeUpdate update;
+            update.lastError = refusal->message;
+            apply(agentId, update);
+            return;
+        }
+    }
+    s.heldByBudget = false;
     if (s.process && s.respawnBeforeNextTurn) {
         const Agent *agent = m_agents.find(agentId);
         const QString prompt = m_prompt.prompt();
@@ -243,6 +279,7 @@ void AgentRuntime::onEvent(const QString &agentId, const AgentEvent &e) {
         if (e.kind == Kind::TurnEnded) {
             s.interrupting = false;
             s.interruptTimer.stop();
+            recordTurnUsage(agentId, e, /*applyToAgent=*/true); // spent all the same
             startNextTurn(agentId);
         }
         return;
@@ -269,6 +306,7 @@ void AgentRuntime::onEvent(const QString &agentId, const AgentEvent &e) {
     case Kind::TurnEnded:
         if (e.usage.contextWindow > 0)
             Q_EMIT contextUpdated(agentId, contextUsed, contextLimit);
+        recordTurnUsage(agentId, e, /*applyToAgent=*/false); // `update` added it to the agent
         Q_EMIT turnFinished(agentId, e.text, e.isError);
         startNextTurn(agentId); // the next queued message is a turn (and an update) of its own
         break;
@@ -342,6 +380,7 @@ void AgentRuntime::onFinished(const QString &agentId, int exitCode, int signal, 
     if (it == m_sessions.end())
         return;
     Session &s = **it;
+    s.idleTimer.stop();
     flushText(agentId);
     QString stderrTail;
     if (s.process) {

@@ -4,13 +4,15 @@
 // (agents/Provider.h), found by the agent's `provider` field.
 //
 // One AgentProcess per agent, spawned on the first message (resuming the agent's session when it
-// has one), kept alive between turns. Messages are written one turn at a time: a message that
+// has one), kept alive between turns and ended after the agent's idle timeout (its session kept:
+// the next message resumes it). Messages are written one turn at a time: a message that
 // arrives mid-turn waits in the agent's queue, so turn boundaries (and the moments to apply a new
 // system prompt or model) are always known. Each event of the process is one update of the
 // agent's state (RuntimeUpdate.h).
 
 #include "domain/Error.h"
 #include "protocol/OutputChunk.h"
+#include "protocol/Usage.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -41,6 +43,12 @@ struct RuntimeConfig {
     int coalesceMs = 50;
     qsizetype coalesceMaxBytes = 64 * 1024;
     qsizetype maxToolOutputInEvent = 64 * 1024;
+    // An agent's process is ended after this long without work (no turn, no permission request,
+    // nothing queued), unless the agent has its own idleTimeoutSeconds; 0: never.
+    int idleTimeoutSeconds = 600;
+    // Whether the agent may start a turn now (budgets, usage/UsageService): a refusal is the
+    // error a new message is refused with, and holds the agent's queue until resumeQueue().
+    std::function<Status(const QString &agentId)> admit;
 };
 
 class AgentRuntime final : public QObject {
@@ -63,6 +71,10 @@ public:
                           const QString &reason);
     // Ends every agent process (service shutdown).
     void shutdown();
+    // Runs the agent's queue if it was held by admit() and admit() now lets it.
+    void resumeQueue(const QString &agentId);
+    // Agents whose queued messages admit() holds.
+    QStringList heldAgents() const;
     // Adds a variable to the environment of agent processes started from now on (the service's
     // own address, known only once it listens). Each process also gets FLOTILLA_AGENT_ID and its
     // own scoped FLOTILLA_TOKEN, never the service's token.
@@ -87,6 +99,9 @@ Q_SIGNALS:
     // unique in this service; answered by answerPermission().
     void permissionRequested(const QString &agentId, const QString &requestId,
                              const QString &toolName, const QJsonObject &toolInput);
+    // A turn's usage as the CLI reported it (interrupted turns included), before the agent's
+    // next queued turn is considered: the usage record and budgets read it.
+    void turnUsage(const QString &agentId, const flotilla::UsageTotals &usage);
 
 private:
     struct Session;
@@ -97,7 +112,15 @@ private:
     Status stopAgent(const QString &agentId, KeepProcess keep);
     void onInterruptTimeout(const QString &agentId);
     Error refuse(const QString &agentId, Error error);
+    // Starts the next queued turn if it can, then (re)considers the idle timer.
     void startNextTurn(const QString &agentId);
+    void tryStartTurn(const QString &agentId);
+    // Idle release (AgentIdle.cpp): the per-agent timer runs exactly while the agent has a
+    // process and nothing to do; `restart` takes a changed timeout from now.
+    void updateIdleTimer(const QString &agentId, bool restart = false);
+    void onIdleTimeout(const QString &agentId);
+    int idleTimeoutMs(const QString &agentId) const;
+    void recordTurnUsage(const QString &agentId, const AgentEvent &e, bool applyToAgent);
     bool spawn(const QString &agentId, Session &s, RuntimeUpdate &update);
     void connectProcess(const QString &agentId, Session &s, const QString &program);
     void onEvent(const QString &agentId, const AgentEvent &e);

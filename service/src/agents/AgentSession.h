@@ -37,6 +37,11 @@ struct AgentRuntime::Session {
     // The running process's unanswered permission requests: the runtime's key -> the process's
     // own request id (a CLI's ids restart with each process; the keys never repeat).
     QHash<QString, QString> openPermissions;
+    // Ends the process after the agent's idle timeout (AgentIdle.cpp); runs only while the
+    // agent has a process and nothing to do.
+    QTimer idleTimer;
+    // The queue waits because admit() refused (a budget): resumeQueue() looks again.
+    bool heldByBudget = false;
 };
 
 } // namespace flotilla

@@ -10,7 +10,8 @@ using Kind = AgentEvent::Kind;
 
 bool RuntimeUpdate::isEmpty() const {
     return !status && !lastError && !currentTask && !currentTool && !sessionId && !contextUsed &&
-           !contextLimit && !lastActivity && !processRunning && addTokens == 0 && addTasks == 0;
+           !contextLimit && !lastActivity && !processRunning && addTokens == 0 && addTasks == 0 &&
+           addUsage == UsageTotals();
 }
 
 void RuntimeUpdate::applyTo(Agent &agent) const {
@@ -34,6 +35,7 @@ void RuntimeUpdate::applyTo(Agent &agent) const {
         agent.isProcessRunning = *processRunning;
     agent.tokensUsed += addTokens;
     agent.taskCount += addTasks;
+    agent.usage += addUsage;
 }
 
 RuntimeUpdate RuntimeUpdate::forEvent(const Agent &agent, const AgentEvent &event,
@@ -67,6 +69,7 @@ RuntimeUpdate RuntimeUpdate::forEvent(const Agent &agent, const AgentEvent &even
         u.currentTool = QString();
         u.addTokens = event.usage.inputTokens + event.usage.outputTokens;
         u.addTasks = 1;
+        u.addUsage = event.turnUsage;
         u.lastActivity = nowMs;
         if (event.usage.contextWindow > 0)
             u.contextLimit = event.usage.contextWindow;

@@ -25,6 +25,7 @@ struct RuntimeUpdate {
     std::optional<bool> processRunning;
     qint64 addTokens = 0;
     int addTasks = 0;
+    UsageTotals addUsage; // a turn's usage, added to the agent's `usage`
 
     bool isEmpty() const;
     void applyTo(Agent &agent) const;

@@ -1,5 +1,7 @@
 #include "app/ServerConfig.h"
 
+#include "usage/BudgetValidation.h"
+
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
@@ -82,8 +84,14 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
         QStringLiteral("Read the token from this file (mode 0600); created with a fresh random "
                        "token when missing. AUTH_TOKEN wins over it."),
         QStringLiteral("path"));
+    const QCommandLineOption idleTimeout(
+        QStringLiteral("idle-timeout"),
+        QStringLiteral("End an agent's CLI process after this many seconds without work; the "
+                       "next message resumes its session (default 600; 0: never; agents' own "
+                       "idleTimeoutSeconds wins)."),
+        QStringLiteral("seconds"));
     p.addOptions({help, version, port, host, listenAll, insecure, dataDir, maxBody, allowOrigin,
-                  allowHost, tokenFile, claudeBin, codexBin, worktreesDir});
+                  allowHost, tokenFile, claudeBin, codexBin, worktreesDir, idleTimeout});
 
     auto usage = [&](const QString &why) {
         out.exitCode = exitcode::kUsage;
@@ -156,6 +164,15 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
             return usage(QStringLiteral("invalid --allow-origin '%1': give scheme://host[:port], "
                                         "e.g. https://flotilla.example.org")
                              .arg(o));
+    }
+    if (p.isSet(idleTimeout)) {
+        bool ok = false;
+        const int v = p.value(idleTimeout).toInt(&ok);
+        if (!ok || v < 0 || v > limits::kIdleTimeoutMax)
+            return usage(QStringLiteral("--idle-timeout must be a whole number of seconds from 0 "
+                                        "(never) to %1")
+                             .arg(limits::kIdleTimeoutMax));
+        cfg.idleTimeoutSeconds = v;
     }
     cfg.http.allowedHosts = p.values(allowHost);
     for (const QString &h : cfg.http.allowedHosts) {

@@ -11,6 +11,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 namespace flotilla {
 
 // Exit codes of flotillad, documented in --help and README.
@@ -49,6 +51,12 @@ struct ServerConfig {
     qint64 coalesceAboveBacklogBytes = 256 * 1024;
     // A permission request nobody answers within this is denied.
     int permissionTimeoutMs = 5 * 60 * 1000;
+    // --idle-timeout: an agent's CLI process is ended after this many seconds without work
+    // (agents' own idleTimeoutSeconds wins); 0: never.
+    int idleTimeoutSeconds = 600;
+    // Epoch milliseconds for usage records and day budgets; empty: the system clock (tests
+    // inject theirs to cross midnight).
+    std::function<qint64()> clock;
     // Outgoing notification channels: retries, timeouts, outbox bounds.
     NotifyConfig notify;
 };

@@ -15,6 +15,7 @@
 #include "controllers/OrganizationController.h"
 #include "controllers/PermissionRulesController.h"
 #include "controllers/RuntimeController.h"
+#include "controllers/UsageController.h"
 #include "controllers/WorktreeController.h"
 #include "domain/AgentRegistry.h"
 #include "domain/NotificationService.h"
@@ -26,10 +27,12 @@
 #include "permissions/PermissionController.h"
 #include "permissions/RuleStore.h"
 #include "protocol/Envelope.h"
+#include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
 #include "security/AgentTokens.h"
 #include "storage/Database.h"
+#include "usage/UsageService.h"
 #include "web/WebController.h"
 #include "worktrees/WorktreeService.h"
 #include "ws/EventHub.h"
@@ -55,6 +58,7 @@ ServiceApp::~ServiceApp() {
         m_agents->setWorktreeHooks(nullptr);
     m_worktrees.reset();
     m_webController.reset();
+    m_usageController.reset();
     m_channelsController.reset();
     m_permissionController.reset();
     m_bossController.reset();
@@ -70,6 +74,7 @@ ServiceApp::~ServiceApp() {
     m_hub.reset();
     m_http.reset();
     m_runtime.reset();
+    m_usage.reset();
     m_providers.reset();
     m_toolHistory.reset();
     m_prompt.reset();
@@ -155,6 +160,9 @@ std::optional<StartFailure> ServiceApp::start() {
         return StartFailure{exitcode::kDataDir,
                             QStringLiteral("cannot load agents: ") + e->message};
     m_notifications = std::make_unique<NotificationService>(*m_db, *m_agents);
+    m_usage = std::make_unique<UsageService>(*m_db, *m_agents, *m_notifications, m_config.clock);
+    if (Status e = m_usage->load())
+        return StartFailure{exitcode::kDataDir, QStringLiteral("cannot read usage: ") + e->message};
     m_prompt = std::make_unique<SystemPromptStore>(dir + QStringLiteral("/system-prompt.json"));
     m_prompt->load(m_report);
 
@@ -179,6 +187,8 @@ std::optional<StartFailure> ServiceApp::start() {
     runtimeConfig.environment.remove(QStringLiteral("AUTH_TOKEN"));
     runtimeConfig.environment.remove(QStringLiteral("FLOTILLA_TOKEN"));
     runtimeConfig.maxRestartsPerMinute = m_config.maxRestartsPerMinute;
+    runtimeConfig.idleTimeoutSeconds = m_config.idleTimeoutSeconds;
+    runtimeConfig.admit = [usage = m_usage.get()](const QString &id) { return usage->admit(id); };
     EventHub *hub = m_hub.get();
     // Deltas are merged only while some client's socket backlog is building up.
     runtimeConfig.congested = [hub, threshold = m_config.coalesceAboveBacklogBytes] {
@@ -211,6 +221,7 @@ std::optional<StartFailure> ServiceApp::start() {
         *m_http, *m_agents, m_config.claudeHome, m_config.codexHome);
     m_runtimeController =
         std::make_unique<RuntimeController>(*m_http, *m_agents, *m_runtime, *m_toolHistory);
+    m_usageController = std::make_unique<UsageController>(*m_http, *m_usage);
     m_worktreeController = std::make_unique<WorktreeController>(*m_http, *m_worktrees);
 
     // Orchestration (issue 4): each controller owns its area's services.
@@ -285,6 +296,17 @@ void ServiceApp::wireRuntimeEvents() {
             });
     connect(runtime, &AgentRuntime::compactingChanged, hub, [hub](const QString &id, bool active) {
         hub->broadcast(m::CompactingStatus, QJsonObject{{k::AgentId, id}, {k::Active, active}});
+    });
+    // Usage and budgets: each turn recorded before the next queued one is considered; a raised
+    // budget (or a new day) lets held queues run.
+    UsageService *usage = m_usage.get();
+    connect(runtime, &AgentRuntime::turnUsage, usage, &UsageService::record);
+    connect(usage, &UsageService::budgetExceeded, hub, [hub](const QJsonObject &payload) {
+        hub->broadcast(wire::usage::msg::BudgetExceeded, payload, EventHub::Delivery::Always);
+    });
+    connect(usage, &UsageService::budgetsChanged, runtime, [runtime] {
+        for (const QString &id : runtime->heldAgents())
+            runtime->resumeQueue(id);
     });
     connect(m_worktrees.get(), &WorktreeService::diffChanged, hub,
             [hub](const QString &id, const QJsonArray &files) {

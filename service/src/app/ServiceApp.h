@@ -39,6 +39,8 @@ class NotificationsController;
 class NotificationChannelsController;
 class SystemPromptController;
 class SystemPromptStore;
+class UsageController;
+class UsageService;
 class WorktreeController;
 class WorktreeService;
 class WebController;
@@ -69,6 +71,8 @@ public:
     AgentRuntime &runtime() { return *m_runtime; }
     // The agent CLIs the runtime can run; tests register scripted ones here.
     ProviderRegistry &providers() { return *m_providers; }
+    // Usage records and budgets; tests record scripted usage here.
+    UsageService &usage() { return *m_usage; }
 
 private:
     std::optional<StartFailure> prepareDataDir();
@@ -83,6 +87,7 @@ private:
     std::unique_ptr<Database> m_db;
     std::unique_ptr<AgentRegistry> m_agents;
     std::unique_ptr<NotificationService> m_notifications;
+    std::unique_ptr<UsageService> m_usage;
     std::unique_ptr<SystemPromptStore> m_prompt;
     std::unique_ptr<SecretStore> m_secrets;
     std::unique_ptr<ToolHistory> m_toolHistory;
@@ -104,6 +109,7 @@ private:
     std::unique_ptr<RuleStore> m_permissionRules;
     std::unique_ptr<PermissionController> m_permissionController;
     std::unique_ptr<PermissionRulesController> m_permissionRulesController;
+    std::unique_ptr<UsageController> m_usageController;
     std::unique_ptr<WorktreeService> m_worktrees;
     std::unique_ptr<WorktreeController> m_worktreeController;
     std::unique_ptr<WebController> m_webController;

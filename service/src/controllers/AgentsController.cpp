@@ -40,8 +40,8 @@ AgentsController::AgentsController(HttpServer &http, AgentRegistry &agents, QObj
         },
         Access::Agent);
 
-    // POST /api/agents {name, cwd, class?, provider?, model?, permissionMode?, worktree?} -> 201
-    // agent | 400 | 409 | 422 | 500/503 (git)
+    // POST /api/agents {name, cwd, class?, provider?, model?, permissionMode?,
+    // idleTimeoutSeconds?, budget?, worktree?} -> 201 agent | 400 | 409 | 422 | 500/503 (git)
     http.route(Method::Post, QStringLiteral("/api/agents"), [this](const ApiRequest &r) -> Reply {
         const auto body = r.jsonObject();
         if (!body)
@@ -58,8 +58,8 @@ AgentsController::AgentsController(HttpServer &http, AgentRegistry &agents, QObj
         return reply;
     });
 
-    // PATCH /api/agents/:id {taskLabel?, trackingStatus?, trackingStatusDetail?} -> 200 agent | 400
-    // | 404 | 422
+    // PATCH /api/agents/:id {taskLabel?, trackingStatus?, trackingStatusDetail?,
+    // idleTimeoutSeconds?, budget?} -> 200 agent | 400 | 403 (an agent's token: limits) | 404 | 422
     http.route(
         Method::Patch, QStringLiteral("/api/agents/:id"),
         [this](const ApiRequest &r) -> Reply {
@@ -72,6 +72,11 @@ AgentsController::AgentsController(HttpServer &http, AgentRegistry &agents, QObj
             const auto patch = parseAgentPatch(*body);
             if (!patch)
                 return patch.error();
+            // An agent may label itself, never lift its own limits.
+            if (!r.authenticated && (patch->budget || patch->idleTimeoutSeconds))
+                return Error::forbidden(wire::code::Forbidden,
+                                        QStringLiteral("an agent's token cannot change 'budget' "
+                                                       "or 'idleTimeoutSeconds'"));
             const auto updated = m_agents.patch(id, *patch);
             if (!updated)
                 return updated.error();

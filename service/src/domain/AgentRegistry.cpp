@@ -123,6 +123,8 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
     a.model = draft.model;
     if (!draft.permissionMode.isEmpty())
         a.permissionMode = draft.permissionMode;
+    a.idleTimeoutSeconds = draft.idleTimeoutSeconds;
+    a.budget = draft.budget;
     if (placed) {
         a.cwd = placed->cwd;
         a.worktree = placed->worktree;
@@ -155,6 +157,10 @@ Result<Agent> AgentRegistry::patch(const QString &id, const AgentPatch &patch) {
         updated.trackingStatus = *patch.trackingStatus;
     if (patch.trackingStatusDetail)
         updated.trackingStatusDetail = *patch.trackingStatusDetail;
+    if (patch.idleTimeoutSeconds)
+        updated.idleTimeoutSeconds = *patch.idleTimeoutSeconds;
+    if (patch.budget)
+        updated.budget = *patch.budget;
     if (updated == *it)
         return updated; // nothing changed: no write, no event
     updated.lastActivity = nowMs();

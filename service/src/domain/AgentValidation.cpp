@@ -1,7 +1,9 @@
 #include "domain/AgentValidation.h"
 
 #include "protocol/PermissionNames.h"
+#include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
+#include "usage/BudgetValidation.h"
 #include "protocol/WorktreeNames.h"
 
 #include <QDir>
@@ -14,6 +16,7 @@ namespace flotilla {
 namespace k = wire::key;
 namespace c = wire::code;
 namespace perm = wire::permission;
+namespace uk = wire::usage::key;
 namespace wk = wire::worktree::key;
 
 namespace {
@@ -127,7 +130,7 @@ Status validateProviderModel(const QString &provider, const QString &model) {
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
     if (Status st = rejectUnknownFields(
             body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model, k::PermissionMode,
-                   wk::Worktree}))
+                   uk::IdleTimeoutSeconds, uk::Budget, wk::Worktree}))
         return *st;
     AgentDraft d;
 
@@ -209,6 +212,15 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
     // The CLI sees the resolved path (getcwd), and its session files are keyed by it.
     d.cwd = info.canonicalFilePath();
 
+    const auto idle = parseIdleTimeout(body);
+    if (!idle)
+        return idle.error();
+    d.idleTimeoutSeconds = idle->value_or(-1);
+    const auto budget = parseBudget(body);
+    if (!budget)
+        return budget.error();
+    d.budget = budget->value_or(Budget());
+
     auto worktree = parseWorktreeRequest(body);
     if (!worktree)
         return worktree.error();
@@ -218,7 +230,8 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
 
 Result<AgentPatch> parseAgentPatch(const QJsonObject &body) {
     if (Status st =
-            rejectUnknownFields(body, {k::TaskLabel, k::TrackingStatus, k::TrackingStatusDetail}))
+            rejectUnknownFields(body, {k::TaskLabel, k::TrackingStatus, k::TrackingStatusDetail,
+                                       uk::IdleTimeoutSeconds, uk::Budget}))
         return *st;
     AgentPatch p;
     auto label = optionalString(body, k::TaskLabel, true);
@@ -251,6 +264,15 @@ Result<AgentPatch> parseAgentPatch(const QJsonObject &body) {
             QStringLiteral("field 'trackingStatusDetail' is longer than %1 characters")
                 .arg(limits::kDetailMax));
     p.trackingStatusDetail = *detail;
+
+    const auto idle = parseIdleTimeout(body);
+    if (!idle)
+        return idle.error();
+    p.idleTimeoutSeconds = *idle;
+    const auto budget = parseBudget(body);
+    if (!budget)
+        return budget.error();
+    p.budget = *budget;
     return p;
 }
 

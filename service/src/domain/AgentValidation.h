@@ -2,6 +2,7 @@
 // Validation of agent request bodies at the edge (STYLE.md #9): each parser names the bad field.
 
 #include "domain/Error.h"
+#include "protocol/Usage.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -24,6 +25,8 @@ struct AgentDraft {
     QString provider;
     QString model;
     QString permissionMode; // "ask" (default) or "auto"
+    int idleTimeoutSeconds = -1; // -1: the service's --idle-timeout
+    Budget budget;               // unset: none
     std::optional<WorktreeRequest> worktree;
 };
 
@@ -31,6 +34,8 @@ struct AgentPatch {
     std::optional<QString> taskLabel;
     std::optional<QString> trackingStatus; // empty string = clear (JSON null)
     std::optional<QString> trackingStatusDetail;
+    std::optional<int> idleTimeoutSeconds; // -1: null (the service's --idle-timeout)
+    std::optional<Budget> budget;          // an unset Budget: null (none)
 };
 
 namespace limits {

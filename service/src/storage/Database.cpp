@@ -94,6 +94,19 @@ const char *const kMigrations[] = {
     "  next_attempt_at INTEGER NOT NULL,"
     "  last_error TEXT);"
     "CREATE INDEX notification_outbox_channel ON notification_outbox (channel_id, state, seq);",
+    // 5 -> 6: every turn's usage (issue 16): agents' usage, day budgets, GET /api/usage
+    "CREATE TABLE usage_turns ("
+    "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  agent_id TEXT NOT NULL,"
+    "  agent_name TEXT NOT NULL,"
+    "  at INTEGER NOT NULL,"
+    "  day TEXT NOT NULL,"
+    "  input_tokens INTEGER NOT NULL,"
+    "  output_tokens INTEGER NOT NULL,"
+    "  cache_read_tokens INTEGER NOT NULL,"
+    "  cost_usd REAL NOT NULL);"
+    "CREATE INDEX usage_turns_agent ON usage_turns (agent_id, at);"
+    "CREATE INDEX usage_turns_at ON usage_turns (at);",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
               "one migration per schema version");

@@ -132,7 +132,18 @@ void parseResult(const QJsonObject &line, QList<AgentEvent> &out) {
             e.text = QStringLiteral("Claude Code ended the turn with an error and no message");
     }
     e.sessionId = str(line, "session_id");
-    e.usage = usageOf(line.value(QLatin1String("usage")).toObject());
+    const QJsonObject usage = line.value(QLatin1String("usage")).toObject();
+    e.usage = usageOf(usage);
+    // result's usage is the turn's; total_cost_usd is a running total of the session, restored
+    // by a resumed process from the session file: ClaudeProcess turns it into the turn's.
+    e.turnUsage.turns = 1;
+    e.turnUsage.inputTokens =
+        saturatingAdd(tokens(usage, "input_tokens"), tokens(usage, "cache_creation_input_tokens"));
+    e.turnUsage.outputTokens = tokens(usage, "output_tokens");
+    e.turnUsage.cacheReadTokens = tokens(usage, "cache_read_input_tokens");
+    e.turnUsage.costUsd = qMax(0.0, line.value(QLatin1String("total_cost_usd")).toDouble());
+    if (!qIsFinite(e.turnUsage.costUsd))
+        e.turnUsage.costUsd = 0;
     const QJsonObject models = line.value(QLatin1String("modelUsage")).toObject();
     for (auto it = models.constBegin(); it != models.constEnd(); ++it)
         e.usage.contextWindow =
@@ -193,6 +204,22 @@ QList<AgentEvent> parseClaudeLine(const QByteArray &line, bool *malformed) {
     else if (type == QLatin1String("system"))
         parseSystem(o, out);
     return out;
+}
+
+double lastSessionCost(const QByteArray &tail) {
+    for (qsizetype at = tail.lastIndexOf("\"cost-state\""); at >= 0;
+         at = at > 0 ? tail.lastIndexOf("\"cost-state\"", at - 1) : -1) {
+        const qsizetype begin = tail.lastIndexOf('\n', at) + 1;
+        qsizetype end = tail.indexOf('\n', at);
+        if (end < 0)
+            end = tail.size();
+        const QJsonObject o = QJsonDocument::fromJson(tail.mid(begin, end - begin)).object();
+        if (str(o, "type") != QLatin1String("cost-state"))
+            continue; // the words in some text, or a line cut by the tail's start
+        const double cost = o.value(QLatin1String("totalCostUSD")).toDouble();
+        return qIsFinite(cost) && cost > 0 ? cost : 0;
+    }
+    return 0;
 }
 
 QByteArray claudeUserMessage(const QString &text) {

@@ -22,4 +22,8 @@ QList<AgentEvent> parseClaudeLine(const QByteArray &line, bool *malformed = null
 // The user message line written to the CLI's stdin.
 QByteArray claudeUserMessage(const QString &text);
 
+// The totalCostUSD of the last `cost-state` line in `tail` (the end of a session file): what a
+// CLI resuming that session restores as its running total_cost_usd. 0 when there is none.
+double lastSessionCost(const QByteArray &tail);
+
 } // namespace flotilla

@@ -21,6 +21,7 @@ void ClaudeProcess::start(const AgentLaunch &launch) {
                                << (launch.resumeId.isEmpty()
                                        ? QStringLiteral("(new session)")
                                        : QStringLiteral("resuming ") + launch.resumeId);
+    m_costSoFar = launch.resumedCostUsd;
     m_lines->start(launch.program, launch.arguments, launch.cwd, launch.environment);
 }
 
@@ -71,8 +72,14 @@ void ClaudeProcess::onLine(const QByteArray &line) {
             << (m_malformedLines == kLoggedMalformedLines
                     ? ", further ones from this process are only counted"
                     : "");
-    for (const AgentEvent &e : events)
+    for (AgentEvent e : events) {
+        if (e.kind == AgentEvent::Kind::TurnEnded) {
+            const double total = e.turnUsage.costUsd;
+            e.turnUsage.costUsd = qMax(0.0, total - m_costSoFar);
+            m_costSoFar = qMax(m_costSoFar, total);
+        }
         Q_EMIT agentEvent(e);
+    }
 }
 
 void ClaudeProcess::onFinished(int exitCode, int signal, bool requested) {

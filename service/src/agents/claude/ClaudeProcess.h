@@ -32,6 +32,8 @@ private:
     LineProcess *m_lines;
     static constexpr qint64 kLoggedMalformedLines = 5;
     qint64 m_malformedLines = 0;
+    // The running total_cost_usd so far: the last result's, or what a resumed session restored.
+    double m_costSoFar = 0;
 };
 
 } // namespace flotilla

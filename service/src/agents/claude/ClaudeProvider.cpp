@@ -1,8 +1,10 @@
 #include "agents/claude/ClaudeProvider.h"
 
+#include "agents/claude/ClaudeEvents.h"
 #include "agents/claude/ClaudeProcess.h"
 #include "history/SessionFiles.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,6 +15,8 @@ namespace flotilla {
 namespace {
 // Hook timeout (seconds): above the service's 5-minute answer deadline, so the service decides.
 constexpr int kHookTimeoutS = 330;
+// A process writes its session's cost-state when it ends, after its last turn: it is in the tail.
+constexpr qint64 kCostStateTail = 1024 * 1024;
 
 // The hook pipes the CLI's JSON (stdin) to the service and prints the service's answer.
 QString hookSettings() {
@@ -64,6 +68,15 @@ AgentLaunch ClaudeProvider::launch(const LaunchRequest &request) const {
     launch.model = request.model;
     launch.systemPrompt = request.systemPrompt;
     launch.arguments = arguments(launch);
+    if (!launch.resumeId.isEmpty() && !m_config.home.isEmpty()) {
+        const auto file = history::findSession(history::projectDirsFor(m_config.home, request.cwd),
+                                               launch.resumeId);
+        QFile f(file ? file->path : QString());
+        if (file && f.open(QIODevice::ReadOnly)) {
+            f.seek(qMax<qint64>(0, f.size() - kCostStateTail));
+            launch.resumedCostUsd = lastSessionCost(f.read(kCostStateTail));
+        }
+    }
     return launch;
 }
 

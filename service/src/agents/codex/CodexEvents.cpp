@@ -189,6 +189,11 @@ QList<AgentEvent> eventsOf(const QString &method, const QJsonObject &params, Tur
         const qint64 input = qMax<qint64>(0, last.value(QLatin1String("inputTokens")).toInteger());
         const qint64 output =
             qMax<qint64>(0, last.value(QLatin1String("outputTokens")).toInteger());
+        const qint64 cached =
+            qBound<qint64>(0, last.value(QLatin1String("cachedInputTokens")).toInteger(), input);
+        state->turnUsage.inputTokens = saturatingAdd(state->turnUsage.inputTokens, input - cached);
+        state->turnUsage.cacheReadTokens = saturatingAdd(state->turnUsage.cacheReadTokens, cached);
+        state->turnUsage.outputTokens = saturatingAdd(state->turnUsage.outputTokens, output);
         state->usage.inputTokens = saturatingAdd(state->usage.inputTokens, input);
         state->usage.outputTokens = saturatingAdd(state->usage.outputTokens, output);
         state->usage.contextTokens = input;
@@ -220,6 +225,8 @@ QList<AgentEvent> eventsOf(const QString &method, const QJsonObject &params, Tur
         AgentEvent e;
         e.kind = AgentEvent::Kind::TurnEnded;
         e.usage = state->usage;
+        e.turnUsage = state->turnUsage;
+        e.turnUsage.turns = 1;
         if (status == QLatin1String("failed")) {
             e.isError = true;
             e.text = str(obj(turn, QLatin1String("error")), QLatin1String("message"));

@@ -44,6 +44,7 @@ struct TurnState {
     QString lastError;     // the last error notification that will not be retried
     int retries = 0;
     TokenUsage usage; // the turn's billed tokens so far; contextTokens: the latest call's input
+    UsageTotals turnUsage; // the same calls as the usage record counts them (cached apart)
     void reset() { *this = TurnState(); }
 };
 

@@ -179,7 +179,7 @@ void CodexProcess::onLine(const QByteArray &line) {
         return onErrorResponse(m);
     case codex::Message::Type::ServerRequest:
         return onServerRequest(m);
-    case codex::Message::Type::Notification:
+    case codex::Message::Type::Notification: {
         if (m.method == QLatin1String("turn/started"))
             m_turnId = m.params.value(QLatin1String("turn"))
                            .toObject()
@@ -187,7 +187,13 @@ void CodexProcess::onLine(const QByteArray &line) {
                            .toString();
         else if (m.method == QLatin1String("turn/completed"))
             m_turnId.clear(); // nothing left to interrupt
-        for (const AgentEvent &e : codex::eventsOf(m.method, m.params, &m_turn)) {
+        // A usage report of another turn than the running one (a resumed thread restates its
+        // last turn's) still shows the context in use, but is not this turn's usage.
+        codex::TurnState other;
+        const bool otherTurn = m.method == QLatin1String("thread/tokenUsage/updated") &&
+                               m.params.value(QLatin1String("turnId")).toString() != m_turnId;
+        for (const AgentEvent &e :
+             codex::eventsOf(m.method, m.params, otherTurn ? &other : &m_turn)) {
             // An approval request names only the item: keep what it changes to show with it.
             if (e.kind == AgentEvent::Kind::ToolUse &&
                 e.toolName == QLatin1String(codex::kFileChangeTool))
@@ -197,6 +203,7 @@ void CodexProcess::onLine(const QByteArray &line) {
         if (m.method == QLatin1String("turn/completed"))
             m_fileChanges.clear();
         return;
+    }
     case codex::Message::Type::Malformed:
         if (++m_malformedLines <= kLoggedMalformedLines)
             qCWarning(lcAgents) << "ignoring a malformed line from codex app-server," << line.size()
