@@ -234,8 +234,11 @@ void MonitorSession::killTask(const QString &taskId, Done done) {
          QStringLiteral("/api/exec/tasks/%1").arg(pathId(taskId)), {}, std::move(done));
 }
 
-void MonitorSession::answerPermission(const QString &requestId, bool granted) {
+void MonitorSession::answerPermission(const QString &requestId, bool granted,
+                                      const QString &remember) {
     QJsonObject payload{{pm::key::PermissionId, requestId}, {pm::key::Granted, granted}};
+    if (!remember.isEmpty())
+        payload.insert(pm::key::Remember, remember);
     const QString agentId = m_permissions.itemById(requestId).value(k::AgentId).toString();
     if (!agentId.isEmpty())
         payload.insert(k::AgentId, agentId);

@@ -58,7 +58,9 @@ public:
     void loadSystemPrompt(Done done = {});
     void setSystemPrompt(const QString &prompt, Done done = {});
     void killTask(const QString &taskId, Done done = {});
-    void answerPermission(const QString &requestId, bool granted);
+    // `remember` "agent", "project" or "global" also stores a standing rule for such requests
+    // (the service stores it before it answers); empty: this request only.
+    void answerPermission(const QString &requestId, bool granted, const QString &remember = {});
     // Older conversation of an agent: one page (50 entries) before what its TranscriptModel
     // holds, prepended to conversation(agentId). `done` gets hasMore, exactly once (also on
     // errors, and when a page for that agent was already on its way: both callers get its

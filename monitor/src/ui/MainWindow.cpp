@@ -1,5 +1,6 @@
 #include "ui/MainWindow.h"
 
+#include "core/InboxModel.h"
 #include "core/MonitorSession.h"
 #include "ui/AgentActions.h"
 #include "ui/AgentPane.h"
@@ -8,6 +9,7 @@
 #include "ui/ConnectDialog.h"
 #include "ui/ConnectionStatusLabel.h"
 #include "ui/CredentialStore.h"
+#include "ui/InboxPanel.h"
 #include "ui/NotificationsPanel.h"
 #include "ui/PermissionPrompter.h"
 #include "ui/ShortcutsDialog.h"
@@ -19,6 +21,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QLabel>
+#include <QListView>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -33,7 +36,7 @@ const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kSplitter = QStringLiteral("window/splitter");
 const QString kHeader = QStringLiteral("window/agentsHeader");
-constexpr int kLayoutVersion = 1; // bump when docks change, so an old state is not applied
+constexpr int kLayoutVersion = 2; // bump when docks change, so an old state is not applied
 } // namespace
 
 MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QWidget *parent)
@@ -46,6 +49,8 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     , m_tasks(new TasksPanel(session, this))
     , m_notifications(new NotificationsPanel(session, this))
     , m_boss(new BossPanel(session, this))
+    , m_inbox(new InboxModel(this))
+    , m_inboxPanel(new InboxPanel(*m_inbox, this))
     , m_actions(new AgentActions(session, *m_agents, this))
     , m_permissions(new PermissionPrompter(session, this))
     , m_tray(new TrayNotifier(this))
@@ -65,6 +70,10 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     QDockWidget *notes =
         addDock(m_notifications, tr("Notifications"), QStringLiteral("notificationsDock"));
     QDockWidget *boss = addDock(m_boss, tr("Boss"), QStringLiteral("bossDock"));
+    // What needs the user, beside the agents: always in view, not a tab behind the others.
+    QDockWidget *inbox = addDock(m_inboxPanel, tr("Inbox"), QStringLiteral("inboxDock"));
+    addDockWidget(Qt::RightDockWidgetArea, inbox);
+    m_inbox->addSession(&m_session, tr("this service"));
     tabifyDockWidget(tasks, notes);
     tabifyDockWidget(notes, boss);
     tasks->raise();
@@ -87,6 +96,22 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     // focus_agent (POST /api/focus-agent): another tool asks the desktop to show an agent.
     connect(&m_session, &MonitorSession::agentFocusRequested, m_agents, &AgentsView::selectAgent);
     connect(&m_session, &MonitorSession::notificationArrived, m_tray, &TrayNotifier::notify);
+    // Failures and finished turns reach the tray through the inbox (permission requests have
+    // their own notification below). Looking at an agent clears its "finished" item.
+    connect(m_inbox, &InboxModel::itemAdded, this, [this](const InboxModel::Item &item) {
+        if (item.kind == InboxModel::Kind::Permission)
+            return;
+        if (item.kind == InboxModel::Kind::Finished && isActiveWindow() &&
+            item.agentId == m_agents->currentAgentId()) {
+            m_inbox->markSeen(item.session, item.agentId);
+            return;
+        }
+        m_tray->notifyText(item.title, item.detail);
+    });
+    connect(m_agents, &AgentsView::currentAgentChanged, this,
+            [this](const QString &id) { m_inbox->markSeen(&m_session, id); });
+    connect(m_inboxPanel, &InboxPanel::agentActivated, this,
+            [this](MonitorSession *, const QString &id) { m_agents->selectAgent(id); });
     connect(&m_session, &MonitorSession::permissionRequested, m_tray,
             &TrayNotifier::notifyPermission);
     connect(&m_session, &MonitorSession::resynced, this, [this] {
@@ -175,6 +200,19 @@ void MainWindow::buildMenus() {
         QStringLiteral("actionOlderHistory"), [this] { m_pane->loadOlder(); });
     add(view, tr("&Kill selected task"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
         QStringLiteral("actionKillTask"), [this] { m_tasks->killCurrent(); });
+    add(view, tr("&Inbox (then G grant, D deny, A/P always, J/K move)"), QKeySequence(Qt::Key_F7),
+        QStringLiteral("actionFocusInbox"), [this] {
+            if (auto *dock = findChild<QDockWidget *>(QStringLiteral("inboxDock"))) {
+                dock->show();
+                dock->raise();
+            }
+            m_inboxPanel->list()->setFocus();
+        });
+    add(view, tr("Next inbox item"), QKeySequence(Qt::CTRL | Qt::Key_J),
+        QStringLiteral("actionNextInboxItem"), [this] {
+            m_inboxPanel->selectNext(1);
+            m_inboxPanel->list()->setFocus();
+        });
     view->addSeparator();
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
@@ -224,14 +262,18 @@ void MainWindow::updateCounts() {
     const AgentsModel &agents = m_session.agents();
     int working = 0;
     int waiting = 0;
+    int failed = 0;
     for (int row = 0; row < agents.rowCount(); ++row) {
         const QString s = agents.index(row, AgentsModel::Status).data().toString();
         working += s == QLatin1String("working");
         waiting += s == QLatin1String("waiting_permission");
+        failed += s == QLatin1String("error");
     }
     QString text = tr("%n agent(s), %1 working", nullptr, agents.rowCount()).arg(working);
     if (waiting > 0)
         text += tr(", %1 waiting for permission").arg(waiting);
+    if (failed > 0)
+        text += tr(", %1 in error").arg(failed);
     m_counts->setText(text);
 }
 

@@ -13,8 +13,9 @@ class QLabel;
 class QSplitter;
 
 namespace flotilla::monitor {
+class InboxModel;
 class MonitorSession;
-}
+} // namespace flotilla::monitor
 
 namespace flotilla::monitor::ui {
 
@@ -24,6 +25,7 @@ class AgentsView;
 class BossPanel;
 class ConnectionStatusLabel;
 class CredentialStore;
+class InboxPanel;
 class NotificationsPanel;
 class PermissionPrompter;
 class TasksPanel;
@@ -45,6 +47,8 @@ public:
     TasksPanel *tasksPanel() const { return m_tasks; }
     BossPanel *bossPanel() const { return m_boss; }
     NotificationsPanel *notificationsPanel() const { return m_notifications; }
+    InboxPanel *inboxPanel() const { return m_inboxPanel; }
+    InboxModel *inbox() const { return m_inbox; }
     AgentActions *agentActions() const { return m_actions; }
     PermissionPrompter *permissions() const { return m_permissions; }
     QList<QAction *> allActions() const;
@@ -67,6 +71,8 @@ private:
     TasksPanel *m_tasks;
     NotificationsPanel *m_notifications;
     BossPanel *m_boss;
+    InboxModel *m_inbox;
+    InboxPanel *m_inboxPanel;
     AgentActions *m_actions;
     PermissionPrompter *m_permissions;
     TrayNotifier *m_tray;

@@ -49,4 +49,10 @@ void TrayNotifier::notifyPermission(const QJsonObject &r) {
         15000);
 }
 
+void TrayNotifier::notifyText(const QString &title, const QString &message) {
+    if (!m_tray || !QSystemTrayIcon::supportsMessages())
+        return;
+    m_tray->showMessage(title, message, QSystemTrayIcon::Information, 8000);
+}
+
 } // namespace flotilla::monitor::ui

@@ -20,6 +20,8 @@ public:
     bool isActive() const { return m_tray != nullptr; }
     void notify(const QJsonObject &notification);
     void notifyPermission(const QJsonObject &request);
+    // Any other line for the user (an inbox item: an agent failed or finished).
+    void notifyText(const QString &title, const QString &message);
 
 private:
     QWidget *m_window;

@@ -1,0 +1,48 @@
+#pragma once
+// The inbox (issue 12) as a dock: what needs the user across agents and services (InboxModel),
+// keyboard first. Up/Down (or J/K) moves, G grants, D denies, A grants and remembers for this
+// agent, P for the project, Enter shows the agent. Buttons do the same for the mouse.
+
+#include <QWidget>
+
+class QListView;
+class QPushButton;
+
+namespace flotilla::monitor {
+class InboxModel;
+class MonitorSession;
+} // namespace flotilla::monitor
+
+namespace flotilla::monitor::ui {
+
+class InboxPanel final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(InboxPanel)
+public:
+    explicit InboxPanel(InboxModel &inbox, QWidget *parent = nullptr);
+
+    QListView *list() const { return m_list; }
+    // Answers the selected item if it is a permission request; `remember` as
+    // InboxModel::answer. False when nothing answerable is selected.
+    bool answerSelected(bool granted, const QString &remember = {});
+    void selectNext(int step); // wraps around
+
+Q_SIGNALS:
+    // Enter or double-click: show that agent (of that session).
+    void agentActivated(flotilla::monitor::MonitorSession *session, const QString &agentId);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    void updateButtons();
+    int currentRow() const;
+
+    InboxModel &m_inbox;
+    QListView *m_list;
+    QPushButton *m_grant;
+    QPushButton *m_deny;
+    QPushButton *m_always;
+};
+
+} // namespace flotilla::monitor::ui
