@@ -8,6 +8,7 @@
 // <build>/screenshots.
 
 #include "support/AgentRig.h"
+#include "support/BrowserBridge.h"
 #include "support/HistoryFixtures.h"
 
 #include <QFile>
@@ -28,72 +29,6 @@ constexpr int kPhoneWidth = 360;
 constexpr int kPhoneHeight = 740;
 constexpr int kDesktopWidth = 1280;
 constexpr int kDesktopHeight = 820;
-
-// The Python bridge: one JSON command per line in, one JSON answer per line out.
-class Browser final {
-public:
-    ~Browser() { quit(); }
-
-    bool start(const QUrl &base, QString *error) {
-        QObject::connect(&m_process, &QProcess::readyReadStandardOutput, &m_process,
-                         [this] { m_buffer += m_process.readAllStandardOutput(); });
-        m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_process.start(QStringLiteral(FLOTILLA_SYSTEM_PYTHON),
-                        {QStringLiteral(FLOTILLA_BROWSER_DRIVER), QStringLiteral("--url"),
-                         base.toString(), QStringLiteral("--screenshots"),
-                         QStringLiteral(FLOTILLA_SCREENSHOT_DIR)});
-        const QJsonObject hello = readAnswer(60000);
-        if (!hello.value(QStringLiteral("ok")).toBool()) {
-            *error = QStringLiteral("the browser bridge did not start: ") +
-                     hello.value(QStringLiteral("error")).toString();
-            return false;
-        }
-        return true;
-    }
-
-    // Runs one command; false with the bridge's error in lastError().
-    bool run(const QString &cmd, QJsonObject args = {}, QJsonValue *value = nullptr,
-             int timeoutMs = 90000) {
-        args.insert(QStringLiteral("cmd"), cmd);
-        m_process.write(QJsonDocument(args).toJson(QJsonDocument::Compact) + '\n');
-        const QJsonObject answer = readAnswer(timeoutMs);
-        if (value)
-            *value = answer.value(QStringLiteral("value"));
-        m_error = answer.value(QStringLiteral("error")).toString();
-        if (!answer.value(QStringLiteral("ok")).toBool() && m_error.isEmpty())
-            m_error = QStringLiteral("no answer from the browser bridge");
-        return answer.value(QStringLiteral("ok")).toBool();
-    }
-    QString lastError() const { return m_error; }
-
-    void quit() {
-        if (m_process.state() == QProcess::NotRunning)
-            return;
-        m_process.write("{\"cmd\":\"quit\"}\n");
-        m_process.closeWriteChannel();
-        if (!QTest::qWaitFor([this] { return m_process.state() == QProcess::NotRunning; }, 15000))
-            m_process.kill();
-        m_process.waitForFinished(5000);
-    }
-
-private:
-    QJsonObject readAnswer(int timeoutMs) {
-        // The service lives in this thread: spin the event loop while the browser works.
-        (void)QTest::qWaitFor(
-            [this] { return m_buffer.contains('\n') || m_process.state() == QProcess::NotRunning; },
-            timeoutMs);
-        const qsizetype eol = m_buffer.indexOf('\n');
-        if (eol < 0)
-            return {};
-        const QByteArray line = m_buffer.left(eol);
-        m_buffer.remove(0, eol + 1);
-        return QJsonDocument::fromJson(line).object();
-    }
-
-    QProcess m_process;
-    QByteArray m_buffer;
-    QString m_error;
-};
 
 QJsonObject args(std::initializer_list<QPair<QString, QJsonValue>> pairs) {
     QJsonObject o;
@@ -177,7 +112,8 @@ private Q_SLOTS:
         QCOMPARE(other.status, 201);
         m_otherId = other.object().value(QStringLiteral("id")).toString();
         QString error;
-        QVERIFY2(m_browser.start(m_rig->svc->url(QStringLiteral("/")), &error), qPrintable(error));
+        QVERIFY2(m_browser.start(m_rig->svc->url(QStringLiteral("/")), {}, &error),
+                 qPrintable(error));
     }
 
     void cleanupTestCase() {

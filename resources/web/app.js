@@ -202,6 +202,11 @@ subscribe('server-error', (p) => {
 
 (async function start() {
   setPhase('connecting');
+  // A stored token is checked by connect() itself: one round trip less before the agents show.
+  if (storedToken()) {
+    connect();
+    return;
+  }
   let health;
   try {
     health = await api('GET', '/api/health');

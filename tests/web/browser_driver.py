@@ -31,7 +31,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 
-def make_driver():
+def make_driver(insecure_tls=False):
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get('FLOTILLA_CHROMIUM', '/usr/bin/chromium')
     for arg in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
@@ -39,16 +39,18 @@ def make_driver():
                 '--disable-background-networking', '--disable-sync', '--mute-audio',
                 '--window-size=1280,900', '--lang=en-US'):
         options.add_argument(arg)
+    if insecure_tls:  # the TLS suite's self-signed certificate
+        options.add_argument('--ignore-certificate-errors')
     options.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
     service = Service(os.environ.get('FLOTILLA_CHROMEDRIVER', '/usr/bin/chromedriver'))
     return webdriver.Chrome(service=service, options=options)
 
 
 class Bridge:
-    def __init__(self, base, shots):
+    def __init__(self, base, shots, insecure_tls=False):
         self.base = base.rstrip('/')
         self.shots = shots
-        self.driver = make_driver()
+        self.driver = make_driver(insecure_tls)
         self.driver.set_script_timeout(30)
 
     def find(self, css, timeout=10):
@@ -114,9 +116,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--url', required=True)
     parser.add_argument('--screenshots', required=True)
+    parser.add_argument('--ignore-certificate-errors', action='store_true')
     args = parser.parse_args()
     try:
-        bridge = Bridge(args.url, args.screenshots)
+        bridge = Bridge(args.url, args.screenshots, args.ignore_certificate_errors)
     except Exception as e:  # the browser did not start: say why, once
         print(json.dumps({'ok': False, 'error': f'browser did not start: {e}'}), flush=True)
         return 1

@@ -90,8 +90,17 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
                        "next message resumes its session (default 600; 0: never; agents' own "
                        "idleTimeoutSeconds wins)."),
         QStringLiteral("seconds"));
+    const QCommandLineOption tlsCert(
+        QStringLiteral("tls-cert"),
+        QStringLiteral("Serve HTTPS and WSS with this PEM certificate (chain); needs --tls-key."),
+        QStringLiteral("path"));
+    const QCommandLineOption tlsKey(
+        QStringLiteral("tls-key"),
+        QStringLiteral("The unencrypted PEM private key (RSA or EC) of --tls-cert."),
+        QStringLiteral("path"));
     p.addOptions({help, version, port, host, listenAll, insecure, dataDir, maxBody, allowOrigin,
-                  allowHost, tokenFile, claudeBin, codexBin, worktreesDir, idleTimeout});
+                  allowHost, tokenFile, claudeBin, codexBin, worktreesDir, idleTimeout, tlsCert,
+                  tlsKey});
 
     auto usage = [&](const QString &why) {
         out.exitCode = exitcode::kUsage;
@@ -142,6 +151,12 @@ ParsedCommandLine parseCommandLine(const QStringList &arguments, const QProcessE
             return usage(QStringLiteral("--token-file needs a path"));
     }
     cfg.insecure = p.isSet(insecure);
+    if (p.isSet(tlsCert) != p.isSet(tlsKey))
+        return usage(QStringLiteral("--tls-cert and --tls-key go together"));
+    cfg.tlsCert = p.value(tlsCert);
+    cfg.tlsKey = p.value(tlsKey);
+    if (p.isSet(tlsCert) && (cfg.tlsCert.isEmpty() || cfg.tlsKey.isEmpty()))
+        return usage(QStringLiteral("--tls-cert and --tls-key need a path each"));
     if (!cfg.host.isLoopback() && cfg.authToken.isEmpty() && cfg.tokenFile.isEmpty() &&
         !cfg.insecure)
         return usage(QStringLiteral("refusing to listen on %1 without a token; set AUTH_TOKEN, "

@@ -32,6 +32,9 @@ struct ServerConfig {
     QString tokenFile;    // --token-file: read, or created with a fresh token, at start
     QString configDir;    // ~/.config/flotilla (flotillad.env, the packaged token): agents keep out
     bool insecure = false;
+    // --tls-cert/--tls-key: HTTPS and WSS on the port (loaded at start, app/TlsFiles.h).
+    QString tlsCert;
+    QString tlsKey;
     HttpServerConfig http;
     HubConfig hub;
     // Agent runtime: the Claude Code CLI to run (empty: none found; agents then report it),

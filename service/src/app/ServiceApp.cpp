@@ -4,6 +4,7 @@
 #include "agents/Provider.h"
 #include "agents/claude/ClaudeProvider.h"
 #include "agents/codex/CodexProvider.h"
+#include "app/TlsFiles.h"
 #include "app/TokenFile.h"
 #include "base/Logging.h"
 #include "controllers/AgentsController.h"
@@ -146,6 +147,12 @@ std::optional<StartFailure> ServiceApp::start() {
             << "no token: any local user, and any program running on this machine, can drive "
                "this service (run agents and commands as you); pass --token-file PATH or set "
                "AUTH_TOKEN";
+    if (!m_config.tlsCert.isEmpty()) {
+        auto tls = loadTlsConfiguration(m_config.tlsCert, m_config.tlsKey);
+        if (!tls)
+            return StartFailure{exitcode::kUsage, tls.error().message};
+        m_config.http.tls = *tls;
+    }
     if (auto f = prepareDataDir())
         return f;
     const QString dir = m_config.dataDir;
@@ -271,10 +278,19 @@ std::optional<StartFailure> ServiceApp::start() {
                              : host.protocol() == QAbstractSocket::IPv6Protocol
                                  ? QStringLiteral("[%1]").arg(host.toString())
                                  : host.toString();
-    m_runtime->setEnvironmentValue(QStringLiteral("FLOTILLA_URL"),
-                                   QStringLiteral("http://%1:%2").arg(hostText).arg(m_port));
+    m_agentUrl = QStringLiteral("http://%1:%2").arg(hostText).arg(m_port);
+    if (m_config.http.tls) {
+        // The port speaks TLS; agents' curl calls (hooks, report-task) would not trust a
+        // self-signed certificate: they get a plain listener of their own on loopback.
+        auto agentPort = m_http->listenPlain(QHostAddress(QHostAddress::LocalHost), 0);
+        if (!agentPort)
+            return StartFailure{exitcode::kListen, agentPort.error().message};
+        m_agentUrl = QStringLiteral("http://127.0.0.1:%1").arg(*agentPort);
+    }
+    m_runtime->setEnvironmentValue(QStringLiteral("FLOTILLA_URL"), m_agentUrl);
     qCInfo(lcApp).noquote() << "data directory" << dir << "; auth"
-                            << (m_config.authToken.isEmpty() ? "off" : "on");
+                            << (m_config.authToken.isEmpty() ? "off" : "on")
+                            << (m_config.http.tls ? "; TLS on" : "");
     return std::nullopt;
 }
 

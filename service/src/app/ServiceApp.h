@@ -62,6 +62,8 @@ public:
     void shutdown();
 
     quint16 port() const { return m_port; }
+    // FLOTILLA_URL, where agents call back: the port itself, or with TLS a plain loopback one.
+    QString agentUrl() const { return m_agentUrl; }
     const ServerConfig &config() const { return m_config; }
     const StartupReport &startupReport() const { return m_report; }
     AgentRegistry &agents() { return *m_agents; }
@@ -114,6 +116,7 @@ private:
     std::unique_ptr<WorktreeController> m_worktreeController;
     std::unique_ptr<WebController> m_webController;
     quint16 m_port = 0;
+    QString m_agentUrl;
     bool m_stopped = false;
 };
 

@@ -5,6 +5,7 @@
 #include "http/HeaderText.h"
 #include "protocol/WireNames.h"
 
+#include <QSslSocket>
 #include <QTcpSocket>
 #include <QVarLengthArray>
 
@@ -525,6 +526,12 @@ void ConnectionGuard::reject(QTcpSocket *socket, const Rejection &r) {
     out += "Connection: close\r\n\r\n" + body;
     socket->write(out);
 
+    if (qobject_cast<QSslSocket *>(socket)) {
+        // TLS: a raw half-close would cut the encrypted stream; close once all is written.
+        socket->disconnectFromHost();
+        QTimer::singleShot(kLingerMs, socket, [socket] { socket->abort(); });
+        return;
+    }
     // Half-close once flushed, and keep draining: closing with unread input makes the kernel
     // send RST, and the client could lose the response it has not read yet.
     auto halfClose = [socket] {

@@ -19,6 +19,7 @@
 #include <QObject>
 #include <QPair>
 #include <QPointer>
+#include <QSslConfiguration>
 #include <QString>
 #include <QTcpServer>
 #include <QTimer>
@@ -114,8 +115,11 @@ class GuardedTcpServer final : public QTcpServer {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(GuardedTcpServer)
 public:
+    // With `tls`, every connection is a QSslSocket that starts the server handshake at once; the
+    // guard's header deadline covers the handshake too, and it reads only decrypted bytes.
     GuardedTcpServer(const HttpLimits &limits, std::shared_ptr<const RequestPolicy> policy,
-                     UpgradeVerifier verifier, UpgradeAcceptor acceptor, QObject *parent = nullptr);
+                     UpgradeVerifier verifier, UpgradeAcceptor acceptor,
+                     const QSslConfiguration *tls = nullptr, QObject *parent = nullptr);
     // Connections accepted and not yet closed (HTTP and WebSocket).
     int openConnections() const { return *m_open; }
 
@@ -127,6 +131,7 @@ private:
     std::shared_ptr<const RequestPolicy> m_policy;
     UpgradeVerifier m_verifier;
     UpgradeAcceptor m_acceptor;
+    std::optional<QSslConfiguration> m_tls;
     std::shared_ptr<int> m_open = std::make_shared<int>(0); // shared with each socket's counter
     // Connections in accept order, oldest first (entries go stale once they speak or close).
     // At the limit, the oldest one that has sent nothing for kEvictSilentAfterMs makes room for

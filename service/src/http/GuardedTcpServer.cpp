@@ -6,6 +6,7 @@
 #include "base/Logging.h"
 #include "protocol/WireNames.h"
 
+#include <QSslSocket>
 #include <QTcpSocket>
 
 namespace flotilla {
@@ -34,20 +35,34 @@ constexpr qint64 kEvictSilentAfterMs = 2000;
 GuardedTcpServer::GuardedTcpServer(const HttpLimits &limits,
                                    std::shared_ptr<const RequestPolicy> policy,
                                    UpgradeVerifier verifier, UpgradeAcceptor acceptor,
-                                   QObject *parent)
+                                   const QSslConfiguration *tls, QObject *parent)
     : QTcpServer(parent)
     , m_limits(limits)
     , m_policy(std::move(policy))
     , m_verifier(std::move(verifier))
     , m_acceptor(std::move(acceptor)) {
+    if (tls)
+        m_tls = *tls;
     setListenBacklogSize(256);
 }
 
 void GuardedTcpServer::incomingConnection(qintptr descriptor) {
-    auto *socket = new QTcpSocket(this);
+    QSslSocket *ssl = m_tls ? new QSslSocket(this) : nullptr;
+    QTcpSocket *socket = ssl ? ssl : new QTcpSocket(this);
     if (!socket->setSocketDescriptor(descriptor)) {
         delete socket;
         return;
+    }
+    if (ssl) {
+        ssl->setSslConfiguration(*m_tls);
+        // A client that fails the handshake (plain HTTP, an untrusted certificate) is closed;
+        // the guard sees no byte of it, and its deadline covers a client that never finishes.
+        connect(ssl, &QSslSocket::sslErrors, ssl, [ssl](const QList<QSslError> &errors) {
+            qCInfo(lcHttp).noquote()
+                << "TLS handshake failed from" << ssl->peerAddress().toString()
+                << (errors.isEmpty() ? QString() : errors.first().errorString());
+        });
+        ssl->startServerEncryption();
     }
     // Counted out on the socket's destruction: a WebSocket takes the socket over and outlives the
     // HTTP connection, and it still holds a descriptor. Through a child object, not a `destroyed`

@@ -161,8 +161,8 @@ HttpServer::HttpServer(HttpServerConfig config, Authenticator auth, QObject *par
     : QObject(parent)
     , m_config(std::move(config))
     , m_auth(std::move(auth))
-    , m_policy(std::make_shared<RequestPolicy>(
-          RequestPolicyConfig{m_config.allowedHosts, m_config.allowedOrigins})) {
+    , m_policy(std::make_shared<RequestPolicy>(RequestPolicyConfig{
+          m_config.allowedHosts, m_config.allowedOrigins, m_config.tls.has_value()})) {
     m_backend = new QtHttpBackend(this);
     m_wsServer =
         new QWebSocketServer(QStringLiteral("flotillad"), QWebSocketServer::NonSecureMode, this);
@@ -349,10 +349,11 @@ void HttpServer::acceptUpgrade(QTcpSocket *socket) {
     Q_EMIT socket->readyRead();
 }
 
-Result<quint16> HttpServer::listen(const QHostAddress &address, quint16 port) {
+Result<GuardedTcpServer *> HttpServer::bindListener(const QHostAddress &address, quint16 port,
+                                                    const QSslConfiguration *tls) {
     auto *tcp = new GuardedTcpServer(
         m_config.limits, m_policy, [this](const RequestHead &h) { return verifyUpgrade(h); },
-        [this](QTcpSocket *s) { acceptUpgrade(s); }, this);
+        [this](QTcpSocket *s) { acceptUpgrade(s); }, tls, this);
     if (!tcp->listen(address, port)) {
         const QString why = tcp->errorString();
         delete tcp;
@@ -361,19 +362,36 @@ Result<quint16> HttpServer::listen(const QHostAddress &address, quint16 port) {
                                                 .arg(port)
                                                 .arg(why));
     }
-    m_tcp = tcp;
-    m_policy->bind(address, tcp->serverPort());
+    m_listeners.append(tcp);
     m_backend->bind(tcp);
-    return tcp->serverPort();
+    return tcp;
+}
+
+Result<quint16> HttpServer::listen(const QHostAddress &address, quint16 port) {
+    auto tcp = bindListener(address, port, m_config.tls ? &*m_config.tls : nullptr);
+    if (!tcp)
+        return tcp.error();
+    m_policy->bind(address, (*tcp)->serverPort());
+    return (*tcp)->serverPort();
+}
+
+Result<quint16> HttpServer::listenPlain(const QHostAddress &address, quint16 port) {
+    auto tcp = bindListener(address, port, nullptr);
+    if (!tcp)
+        return tcp.error();
+    return (*tcp)->serverPort();
 }
 
 void HttpServer::stopListening() {
-    if (m_tcp)
-        m_tcp->close();
+    for (GuardedTcpServer *tcp : std::as_const(m_listeners))
+        tcp->close();
 }
 
 int HttpServer::openConnections() const {
-    return m_tcp ? m_tcp->openConnections() : 0;
+    int n = 0;
+    for (const GuardedTcpServer *tcp : m_listeners)
+        n += tcp->openConnections();
+    return n;
 }
 
 } // namespace flotilla

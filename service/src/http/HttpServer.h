@@ -10,9 +10,11 @@
 
 #include <QHostAddress>
 #include <QObject>
+#include <QSslConfiguration>
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 
 class QTcpSocket;
 class QWebSocket;
@@ -29,6 +31,8 @@ struct HttpServerConfig {
     QStringList allowedHosts;   // --allow-host: extra names accepted in Host
     quint64 maxWebSocketMessageBytes = 64 * 1024;
     int webSocketHandshakeTimeoutMs = 10'000;
+    // --tls-cert/--tls-key: listen() speaks HTTPS and WSS (QSslSocket per connection).
+    std::optional<QSslConfiguration> tls;
 };
 
 // Who may call a route: the service token only; anyone; or also an agent's own token, for the
@@ -48,8 +52,12 @@ public:
     void routeAsync(Method method, const QString &pattern, AsyncHandler handler,
                     Access access = Access::Token);
 
-    // Binds and listens. Returns the port actually bound (useful with port 0).
+    // Binds and listens, with TLS when configured. Returns the port actually bound (useful with
+    // port 0).
     Result<quint16> listen(const QHostAddress &address, quint16 port);
+    // A second listener without TLS, for agents' callbacks on loopback when listen() uses TLS
+    // (their curl would not trust a self-signed certificate). Same routes, auth and checks.
+    Result<quint16> listenPlain(const QHostAddress &address, quint16 port);
     // Stops accepting new connections; open ones finish.
     void stopListening();
     int openConnections() const;
@@ -96,7 +104,9 @@ private:
     QList<int> m_parametric;
     QtHttpBackend *m_backend = nullptr;
     QWebSocketServer *m_wsServer = nullptr;
-    GuardedTcpServer *m_tcp = nullptr;
+    Result<GuardedTcpServer *> bindListener(const QHostAddress &address, quint16 port,
+                                            const QSslConfiguration *tls);
+    QList<GuardedTcpServer *> m_listeners;
 };
 
 } // namespace flotilla

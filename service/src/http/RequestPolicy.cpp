@@ -28,7 +28,8 @@ Rejection forbidden(QLatin1String code, const QString &message) {
 
 } // namespace
 
-RequestPolicy::RequestPolicy(const RequestPolicyConfig &config) {
+RequestPolicy::RequestPolicy(const RequestPolicyConfig &config)
+    : m_tls(config.tls) {
     m_hosts = {QByteArrayLiteral("localhost"), QByteArrayLiteral("127.0.0.1"),
                QByteArrayLiteral("[::1]")};
     for (const QString &h : config.allowedHosts) {
@@ -144,9 +145,10 @@ bool RequestPolicy::originAllowed(QByteArrayView origin, QByteArrayView hostHead
     origin = trimmedView(origin);
     if (isListedOrigin(origin))
         return true;
-    // Our own origin: http, a host we accept, and our port (or, behind a port forward, exactly
-    // the authority the request was sent to). "null" (sandboxed frames, file:) never matches.
-    constexpr QByteArrayView scheme("http://");
+    // Our own origin: http (https with TLS), a host we accept, and our port (or, behind a port
+    // forward, exactly the authority the request was sent to). "null" (sandboxed frames, file:)
+    // never matches.
+    const QByteArrayView scheme = m_tls ? QByteArrayView("https://") : QByteArrayView("http://");
     if (origin.size() <= scheme.size() || !equalsIgnoringCase(origin.first(scheme.size()), scheme))
         return false;
     const QByteArrayView authority = origin.sliced(scheme.size());
@@ -154,7 +156,7 @@ bool RequestPolicy::originAllowed(QByteArrayView origin, QByteArrayView hostHead
     int port = -1;
     if (!splitAuthority(authority, &host, &port) || !isAcceptedHostName(host))
         return false;
-    if ((port < 0 ? 80 : port) == m_port)
+    if ((port < 0 ? (m_tls ? 443 : 80) : port) == m_port)
         return true;
     return !hostHeader.isEmpty() && equalsIgnoringCase(authority, trimmedView(hostHeader));
 }

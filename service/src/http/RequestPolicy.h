@@ -25,6 +25,7 @@ namespace flotilla {
 struct RequestPolicyConfig {
     QStringList allowedHosts;   // --allow-host: names accepted in Host besides the loopback ones
     QStringList allowedOrigins; // --allow-origin: exact "scheme://host[:port]" granted CORS
+    bool tls = false;           // served over TLS: our own origin is https://, not http://
 };
 
 // The header fields the policy looks at, as views into the request head (empty: absent).
@@ -65,6 +66,7 @@ private:
     QList<QByteArray> m_hosts;   // lower-cased; IPv6 literals in brackets
     QList<QByteArray> m_origins; // lower-cased, no trailing slash
     int m_port = -1;
+    bool m_tls = false;
 };
 
 } // namespace flotilla
