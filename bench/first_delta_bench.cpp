@@ -10,6 +10,7 @@
 //
 //   bench_first_delta [--rounds 5] [--out bench/results/first-delta-<time>.json]
 
+#include "BenchSupport.h"
 #include "support/HttpClient.h"
 #include "support/MockAnthropic.h"
 #include "support/MockOpenAI.h"
@@ -31,52 +32,10 @@
 #include <algorithm>
 #include <cstdio>
 
+using namespace flotilla::bench;
 using namespace flotilla::test;
 
 namespace {
-
-struct Stats {
-    double min = 0, median = 0, max = 0;
-};
-
-Stats stats(QList<double> v) {
-    std::sort(v.begin(), v.end());
-    if (v.isEmpty())
-        return {};
-    return {v.first(), v.at(v.size() / 2), v.last()};
-}
-
-QJsonObject toJson(const Stats &s) {
-    return {{QStringLiteral("min"), s.min},
-            {QStringLiteral("median"), s.median},
-            {QStringLiteral("max"), s.max}};
-}
-
-// /proc/<pid>/stat: ppid and RSS pages of every process.
-struct ProcInfo {
-    qint64 ppid = 0;
-    qint64 rssKiB = 0;
-};
-
-QHash<qint64, ProcInfo> processes() {
-    QHash<qint64, ProcInfo> out;
-    const long pageKiB = 4;
-    for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
-        bool ok = false;
-        const qint64 pid = entry.toLongLong(&ok);
-        if (!ok)
-            continue;
-        QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
-        if (!f.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray stat = f.readAll();
-        const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() < 22)
-            continue;
-        out.insert(pid, {fields[1].toLongLong(), fields[21].toLongLong() * pageKiB});
-    }
-    return out;
-}
 
 QByteArray agentIdOf(qint64 pid) {
     QFile f(QStringLiteral("/proc/%1/environ").arg(pid));
@@ -92,24 +51,11 @@ QByteArray agentIdOf(qint64 pid) {
 // RSS of the process tree flotillad started for `agentId`.
 qint64 agentTreeRssKiB(qint64 servicePid, const QString &agentId) {
     const QHash<qint64, ProcInfo> all = processes();
-    qint64 root = 0;
     for (auto it = all.constBegin(); it != all.constEnd(); ++it) {
         if (it->ppid == servicePid && agentIdOf(it.key()) == agentId.toUtf8())
-            root = it.key();
+            return treeRssKiB(all, it.key());
     }
-    if (!root)
-        return 0;
-    qint64 total = 0;
-    QList<qint64> todo{root};
-    while (!todo.isEmpty()) {
-        const qint64 pid = todo.takeLast();
-        total += all.value(pid).rssKiB;
-        for (auto it = all.constBegin(); it != all.constEnd(); ++it) {
-            if (it->ppid == pid)
-                todo.append(it.key());
-        }
-    }
-    return total;
+    return 0;
 }
 
 } // namespace

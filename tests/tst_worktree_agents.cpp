@@ -3,11 +3,11 @@
 // change, the diffs are exact, worktree_diff_changed follows the turns that changed files (and
 // only those), a review reaches the next model request, merging one then the other reports the
 // conflict with both checkouts left as they were, a merge while the agent works is refused, and a
-// restart keeps a worktree agent working where it was. Refusals without turns, squash, rebase and
-// delete are in tst_worktrees.
+// restart keeps a worktree agent working where it was; config export/import and a boss's spawn
+// block (a boss turn) make worktrees too. Refusals, diffs of every kind, squash, rebase and
+// delete, without turns, are in tst_worktrees.
 
-#include "support/BossFixtures.h"
-#include "support/GitRepo.h"
+#include "support/WorktreeFixture.h"
 
 #include <QStandardPaths>
 #include <QTest>
@@ -23,18 +23,14 @@ const QString kEditShared =
 const QString kWriteFirst = QStringLiteral("printf 'first\\n' > first.txt");
 const QString kWriteSecond = QStringLiteral("printf 'second\\n' > second.txt");
 
-struct Fixture {
-    AgentRig rig{[](ServerConfig &c) { GitRepo::hermetic(c); }};
-    std::unique_ptr<GitRepo> repo;
+// Requests of parallel agents come in any order: each is answered by what it is (a tool result:
+// done; else the command its message asks for), not by queue position.
+struct Fixture : WorktreeFixture {
     bool hang = false; // the next turn's model request never gets an answer
 
     bool start() {
-        if (!rig.start())
+        if (!WorktreeFixture::start())
             return false;
-        rig.cwd = QDir(rig.cwd).canonicalPath();
-        repo = std::make_unique<GitRepo>(rig.cwd, rig.svc->config().agentEnvironment);
-        // Requests of parallel agents come in any order: each is answered by what it is (a tool
-        // result: done; else the command its message asks for), not by queue position.
         QObject::connect(&rig.mock, &MockAnthropic::requestReceived, &rig.mock, [this](int i) {
             if (rig.mock.hasToolResult(i))
                 return rig.mock.queueText(QStringLiteral("Done."));
@@ -52,24 +48,16 @@ struct Fixture {
             }
             rig.mock.queueText(QStringLiteral("Noted."));
         });
-        return repo->init({{QStringLiteral("shared.txt"), "one\ntwo\nthree\n"}});
+        return true;
     }
     // An agent with a worktree that may run commands unasked.
-    QString create(const QString &name) {
+    QString createAuto(const QString &name) {
         const HttpResponse r =
-            rig.createAgent(name, {{QStringLiteral("worktree"), true},
-                                   {QStringLiteral("permissionMode"), QStringLiteral("auto")}});
+            create(name, true, {{QStringLiteral("permissionMode"), QStringLiteral("auto")}});
         return r.status == 201 ? str(r.object(), "id") : QString();
     }
-    QString worktree(const QString &id) {
-        return str(rig.agent(id).value(QStringLiteral("worktree")).toObject(), "path");
-    }
-    QList<QJsonObject> diffEvents(const QString &id) {
-        return payloads(*rig.ws, "worktree_diff_changed", field("agentId", id));
-    }
     HttpResponse merge(const QString &id, const QString &strategy) {
-        return rig.post(QStringLiteral("/api/agents/%1/merge").arg(id),
-                        {{QStringLiteral("strategy"), strategy}});
+        return WorktreeFixture::merge(id, {{QStringLiteral("strategy"), strategy}});
     }
 };
 
@@ -91,11 +79,11 @@ private Q_SLOTS:
     void parallelAgentsReviewAndConflict() {
         Fixture f;
         QVERIFY(f.start());
-        const QString alpha = f.create(QStringLiteral("alpha"));
-        const QString beta = f.create(QStringLiteral("beta"));
+        const QString alpha = f.createAuto(QStringLiteral("alpha"));
+        const QString beta = f.createAuto(QStringLiteral("beta"));
         QVERIFY(!alpha.isEmpty() && !beta.isEmpty());
-        const QString alphaWt = f.worktree(alpha);
-        const QString betaWt = f.worktree(beta);
+        const QString alphaWt = f.worktreePath(alpha);
+        const QString betaWt = f.worktreePath(beta);
 
         // Both at once: two turns in flight on one repository.
         QCOMPARE(f.rig.send(QStringLiteral("Please edit shared.txt"), alpha).status, 200);
@@ -211,9 +199,9 @@ private Q_SLOTS:
     void restartKeepsWorktreeAgentsWorking() {
         Fixture f;
         QVERIFY(f.start());
-        const QString id = f.create(QStringLiteral("keeper"));
+        const QString id = f.createAuto(QStringLiteral("keeper"));
         const QJsonObject before = f.rig.agent(id);
-        const QString wt = f.worktree(id);
+        const QString wt = f.worktreePath(id);
         QCOMPARE(f.rig.send(QStringLiteral("Please write first"), id).status, 200);
         QVERIFY(f.rig.waitTurns(1, 60000, id));
         QVERIFY(QTest::qWaitFor([&] { return !f.diffEvents(id).isEmpty(); }, 10000));
@@ -235,6 +223,86 @@ private Q_SLOTS:
              f.diffEvents(id).constLast().value(QStringLiteral("files")).toArray())
             files << str(v.toObject(), "path");
         QCOMPARE(files, QStringList({QStringLiteral("first.txt"), QStringLiteral("second.txt")}));
+    }
+
+    // Export names the repository and the worktree to make; import makes it (dry run checks it).
+    void configTransferKeepsWorktrees() {
+        Fixture f;
+        QVERIFY(f.start());
+        const HttpResponse created =
+            f.create(QStringLiteral("porter"), true,
+                     {{QStringLiteral("cwd"), QString(f.rig.cwd + QStringLiteral("/src"))}});
+        const QString id = str(created.object(), "id");
+        const QJsonObject doc =
+            f.rig.http.get(f.rig.svc->url(QStringLiteral("/api/config/export?categories=agents")))
+                .object();
+        QJsonObject exported;
+        for (const QJsonValue &a : doc.value(QStringLiteral("categories"))
+                                       .toObject()
+                                       .value(QStringLiteral("agents"))
+                                       .toArray())
+            if (str(a.toObject(), "name") == QLatin1String("porter"))
+                exported = a.toObject();
+        QCOMPARE(str(exported, "cwd"), f.rig.cwd + QStringLiteral("/src"));
+        QCOMPARE(obj(exported.value(QStringLiteral("worktree"))),
+                 (QJsonObject{{QStringLiteral("baseRef"), QStringLiteral("main")},
+                              {QStringLiteral("branch"), QStringLiteral("flotilla/porter")}}));
+
+        QCOMPARE(f.rig
+                     .post(QStringLiteral("/api/agents/bulk/delete?discard=true&deleteBranch=true"),
+                           {{QStringLiteral("agentIds"), QJsonArray{id, f.rig.agentId}}})
+                     .status,
+                 200);
+        QJsonObject only = doc;
+        QJsonObject categories{{QStringLiteral("agents"), QJsonArray{exported}}};
+        only.insert(QStringLiteral("categories"), categories);
+        // A base that does not resolve refuses the whole document, naming the agent.
+        QJsonObject bad = exported;
+        bad.insert(QStringLiteral("worktree"),
+                   QJsonObject{{QStringLiteral("baseRef"), QStringLiteral("gone")}});
+        QJsonObject badDoc = only;
+        badDoc.insert(QStringLiteral("categories"),
+                      QJsonObject{{QStringLiteral("agents"), QJsonArray{bad}}});
+        const HttpResponse refused =
+            f.rig.post(QStringLiteral("/api/config/import?dryRun=true"), badDoc);
+        QCOMPARE(refused.status, 422);
+        QCOMPARE(str(refused.object(), "code"), QStringLiteral("unknown_ref"));
+        QVERIFY(str(refused.object(), "error").contains(QStringLiteral("categories.agents[0]")));
+
+        const HttpResponse imported = f.rig.post(QStringLiteral("/api/config/import"), only);
+        QCOMPARE(imported.status, 200);
+        const QString newId =
+            str(imported.object().value(QStringLiteral("agents")).toArray().at(0).toObject(), "id");
+        const QJsonObject agent = f.rig.agent(newId);
+        const QJsonObject w = obj(agent.value(QStringLiteral("worktree")));
+        QCOMPARE(str(w, "branch"), QStringLiteral("flotilla/porter"));
+        QCOMPARE(str(agent, "cwd"), str(w, "path") + QStringLiteral("/src"));
+        QVERIFY(QFileInfo(str(w, "path")).isDir());
+    }
+
+    // spawn_boss_agent and a boss's spawn block take `worktree` like POST /api/agents.
+    void bossSpawnsWorktreeMembers() {
+        Fixture f;
+        QVERIFY(f.start());
+        sendWs(*f.rig.ws, "spawn_boss_agent",
+               QJsonObject{{QStringLiteral("name"), QStringLiteral("lead")},
+                           {QStringLiteral("cwd"), f.rig.cwd},
+                           {QStringLiteral("worktree"), true}});
+        const QJsonObject boss =
+            waitPayload(*f.rig.ws, "agent_created", 1, field("name", QStringLiteral("lead")), 5000);
+        QCOMPARE(str(obj(boss.value(QStringLiteral("worktree"))), "branch"),
+                 QStringLiteral("flotilla/lead"));
+        const QString bossId = str(boss, "id");
+        f.rig.mock.queueText(
+            fenced("spawn", json(QJsonObject{{QStringLiteral("name"), QStringLiteral("member")},
+                                             {QStringLiteral("cwd"), f.rig.cwd},
+                                             {QStringLiteral("worktree"), true}})));
+        sendCommand(f.rig, bossId, QStringLiteral("Add a member"));
+        const QJsonObject spawned = waitPayload(*f.rig.ws, "boss_spawned_agent", 1, {}, 60000);
+        const QJsonObject member = obj(spawned.value(QStringLiteral("agent")));
+        QCOMPARE(str(obj(member.value(QStringLiteral("worktree"))), "branch"),
+                 QStringLiteral("flotilla/member"));
+        QCOMPARE(str(member, "bossId"), bossId);
     }
 };
 

@@ -1,12 +1,10 @@
 // Agents' git worktrees through the REST API, with the real git on repositories the test makes:
 // where worktrees and branches go, the refusals, the diff (untracked files, renames, binary files,
-// the patch cap, ?path=), squash and rebase merges (also where git knows no identity), delete with
-// clean and dirty worktrees and its flags, bulk delete, config export/import, and spawn_boss_agent
-// / a boss's spawn block. The agents' own turns are tst_worktree_agents'; here the test edits the
-// worktrees itself, so only the spawn block runs the CLI.
+// the patch cap, ?path=), squash and rebase merges (also where git knows no identity), a refused
+// merge undone, delete with clean and dirty worktrees and its flags, bulk delete. No CLI runs here:
+// the test edits the worktrees itself (the agents' own turns are tst_worktree_agents').
 
-#include "support/BossFixtures.h"
-#include "support/GitRepo.h"
+#include "support/WorktreeFixture.h"
 
 #include <QCryptographicHash>
 #include <QStandardPaths>
@@ -15,56 +13,6 @@
 using namespace flotilla;
 using namespace flotilla::test;
 
-namespace {
-
-QJsonObject obj(const QJsonValue &v) {
-    return v.toObject();
-}
-
-QStringList paths(const QJsonArray &files) {
-    QStringList out;
-    for (const QJsonValue &f : files)
-        out << f.toObject().value(QStringLiteral("path")).toString();
-    return out;
-}
-
-// A rig whose cwd is a fresh repository (main: shared.txt, src/main.c).
-struct Fixture {
-    AgentRig rig{[](ServerConfig &c) { GitRepo::hermetic(c); }};
-    std::unique_ptr<GitRepo> repo;
-
-    bool start(bool identity = true) {
-        if (!rig.start())
-            return false;
-        rig.cwd = QDir(rig.cwd).canonicalPath(); // as git reports it
-        repo = std::make_unique<GitRepo>(rig.cwd, rig.svc->config().agentEnvironment);
-        return repo->init({{QStringLiteral("shared.txt"), "one\ntwo\nthree\n"},
-                           {QStringLiteral("src/main.c"), "int main() { return 0; }\n"}},
-                          identity);
-    }
-    HttpResponse create(const QString &name, const QJsonValue &worktree = true,
-                        const QJsonObject &extra = {}) {
-        QJsonObject fields = extra;
-        fields.insert(QStringLiteral("worktree"), worktree);
-        return rig.createAgent(name, fields);
-    }
-    // The agent's worktree object, once created (empty on failure).
-    QJsonObject worktreeOf(const HttpResponse &created) {
-        return obj(created.object().value(QStringLiteral("worktree")));
-    }
-    HttpResponse diff(const QString &id, const QString &query = {}) {
-        return rig.http.get(rig.svc->url(QStringLiteral("/api/agents/%1/diff%2").arg(id, query)));
-    }
-    HttpResponse merge(const QString &id, const QJsonObject &body) {
-        return rig.post(QStringLiteral("/api/agents/%1/merge").arg(id), body);
-    }
-    HttpResponse remove(const QString &id, const QString &query = {}) {
-        return rig.http.del(rig.svc->url(QStringLiteral("/api/agents/%1%2").arg(id, query)));
-    }
-};
-
-} // namespace
-
 class TestWorktrees final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -72,7 +20,7 @@ private Q_SLOTS:
 
     // Where the worktree goes, its branch, and the agent's cwd in it; collisions never overwrite.
     void createPlacesAWorktree() {
-        Fixture f;
+        WorktreeFixture f;
         QVERIFY(f.start());
         const QString main = f.repo->head();
         // flotilla/beta exists already: the agent gets flotilla/beta-2, the old one stays.
@@ -143,7 +91,7 @@ private Q_SLOTS:
         QFETCH(QString, worktree);
         QFETCH(int, status);
         QFETCH(QString, code);
-        Fixture f;
+        WorktreeFixture f;
         QVERIFY(f.start());
         const QString plain = f.rig.svc->workDir() + QStringLiteral("/plain");
         QDir().mkpath(plain);
@@ -229,7 +177,7 @@ private Q_SLOTS:
         QFETCH(QString, body);
         QFETCH(int, status);
         QFETCH(QString, code);
-        Fixture f;
+        WorktreeFixture f;
         QVERIFY(f.start());
         QCOMPARE(f.repo->run({QStringLiteral("branch"), QStringLiteral("side")}).exitCode, 0);
         const HttpResponse created = f.create(QStringLiteral("wt"));
@@ -244,7 +192,7 @@ private Q_SLOTS:
 
     // Uncommitted, untracked, renamed and binary work against the merge base; ?path=; the cap.
     void diffShowsAllWork() {
-        Fixture f;
+        WorktreeFixture f;
         QVERIFY(f.start());
         const HttpResponse created = f.create(QStringLiteral("differ"));
         const QString id = str(created.object(), "id");
@@ -316,7 +264,7 @@ private Q_SLOTS:
 
     // Squash then rebase, in a repository without user.name/user.email: Flotilla's identity.
     void squashAndRebase() {
-        Fixture f;
+        WorktreeFixture f;
         QVERIFY(f.start(/*identity=*/false));
         const HttpResponse g = f.create(QStringLiteral("gamma"));
         const QString gid = str(g.object(), "id");
@@ -389,7 +337,7 @@ private Q_SLOTS:
     // git refuses after the agent's work was committed (a local change in the target's checkout
     // that the merge would overwrite): the commit is taken back and the index restored exactly.
     void refusedMergeIsUndone() {
-        Fixture f;
+        WorktreeFixture f;
         QVERIFY(f.start());
         const HttpResponse created = f.create(QStringLiteral("undone"));
         const QString id = str(created.object(), "id");
@@ -423,7 +371,7 @@ private Q_SLOTS:
 
     // Clean worktrees go, dirty ones stay unless discard=true; branches only when asked.
     void deleteCleanAndDirty() {
-        Fixture f;
+        WorktreeFixture f;
         QVERIFY(f.start());
         auto make = [&f](const QString &name) {
             const HttpResponse r = f.create(name);
@@ -481,86 +429,6 @@ private Q_SLOTS:
         // An agent without a worktree still answers 204.
         const QString plainId = str(f.rig.createAgent(QStringLiteral("plain")).object(), "id");
         QCOMPARE(f.remove(plainId).status, 204);
-    }
-
-    // Export names the repository and the worktree to make; import makes it (dry run checks it).
-    void configTransferKeepsWorktrees() {
-        Fixture f;
-        QVERIFY(f.start());
-        const HttpResponse created =
-            f.create(QStringLiteral("porter"), true,
-                     {{QStringLiteral("cwd"), QString(f.rig.cwd + QStringLiteral("/src"))}});
-        const QString id = str(created.object(), "id");
-        const QJsonObject doc =
-            f.rig.http.get(f.rig.svc->url(QStringLiteral("/api/config/export?categories=agents")))
-                .object();
-        QJsonObject exported;
-        for (const QJsonValue &a : doc.value(QStringLiteral("categories"))
-                                       .toObject()
-                                       .value(QStringLiteral("agents"))
-                                       .toArray())
-            if (str(a.toObject(), "name") == QLatin1String("porter"))
-                exported = a.toObject();
-        QCOMPARE(str(exported, "cwd"), f.rig.cwd + QStringLiteral("/src"));
-        QCOMPARE(obj(exported.value(QStringLiteral("worktree"))),
-                 (QJsonObject{{QStringLiteral("baseRef"), QStringLiteral("main")},
-                              {QStringLiteral("branch"), QStringLiteral("flotilla/porter")}}));
-
-        QCOMPARE(f.rig
-                     .post(QStringLiteral("/api/agents/bulk/delete?discard=true&deleteBranch=true"),
-                           {{QStringLiteral("agentIds"), QJsonArray{id, f.rig.agentId}}})
-                     .status,
-                 200);
-        QJsonObject only = doc;
-        QJsonObject categories{{QStringLiteral("agents"), QJsonArray{exported}}};
-        only.insert(QStringLiteral("categories"), categories);
-        // A base that does not resolve refuses the whole document, naming the agent.
-        QJsonObject bad = exported;
-        bad.insert(QStringLiteral("worktree"),
-                   QJsonObject{{QStringLiteral("baseRef"), QStringLiteral("gone")}});
-        QJsonObject badDoc = only;
-        badDoc.insert(QStringLiteral("categories"),
-                      QJsonObject{{QStringLiteral("agents"), QJsonArray{bad}}});
-        const HttpResponse refused =
-            f.rig.post(QStringLiteral("/api/config/import?dryRun=true"), badDoc);
-        QCOMPARE(refused.status, 422);
-        QCOMPARE(str(refused.object(), "code"), QStringLiteral("unknown_ref"));
-        QVERIFY(str(refused.object(), "error").contains(QStringLiteral("categories.agents[0]")));
-
-        const HttpResponse imported = f.rig.post(QStringLiteral("/api/config/import"), only);
-        QCOMPARE(imported.status, 200);
-        const QString newId =
-            str(imported.object().value(QStringLiteral("agents")).toArray().at(0).toObject(), "id");
-        const QJsonObject agent = f.rig.agent(newId);
-        const QJsonObject w = obj(agent.value(QStringLiteral("worktree")));
-        QCOMPARE(str(w, "branch"), QStringLiteral("flotilla/porter"));
-        QCOMPARE(str(agent, "cwd"), str(w, "path") + QStringLiteral("/src"));
-        QVERIFY(QFileInfo(str(w, "path")).isDir());
-    }
-
-    // spawn_boss_agent and a boss's spawn block take `worktree` like POST /api/agents.
-    void bossSpawnsWorktreeMembers() {
-        Fixture f;
-        QVERIFY(f.start());
-        sendWs(*f.rig.ws, "spawn_boss_agent",
-               QJsonObject{{QStringLiteral("name"), QStringLiteral("lead")},
-                           {QStringLiteral("cwd"), f.rig.cwd},
-                           {QStringLiteral("worktree"), true}});
-        const QJsonObject boss =
-            waitPayload(*f.rig.ws, "agent_created", 1, field("name", QStringLiteral("lead")), 5000);
-        QCOMPARE(str(obj(boss.value(QStringLiteral("worktree"))), "branch"),
-                 QStringLiteral("flotilla/lead"));
-        const QString bossId = str(boss, "id");
-        f.rig.mock.queueText(
-            fenced("spawn", json(QJsonObject{{QStringLiteral("name"), QStringLiteral("member")},
-                                             {QStringLiteral("cwd"), f.rig.cwd},
-                                             {QStringLiteral("worktree"), true}})));
-        sendCommand(f.rig, bossId, QStringLiteral("Add a member"));
-        const QJsonObject spawned = waitPayload(*f.rig.ws, "boss_spawned_agent", 1, {}, 60000);
-        const QJsonObject member = obj(spawned.value(QStringLiteral("agent")));
-        QCOMPARE(str(obj(member.value(QStringLiteral("worktree"))), "branch"),
-                 QStringLiteral("flotilla/member"));
-        QCOMPARE(str(member, "bossId"), bossId);
     }
 };
 

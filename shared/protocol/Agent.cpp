@@ -45,11 +45,11 @@ QJsonObject Agent::toJson() const {
         {k::SubordinateIds, QJsonArray::fromStringList(subordinateIds)},
         {k::AreaId, nullable(areaId)},
         {k::LastError, nullable(lastError)},
+        {wire::worktree::key::Worktree, worktree.toJson()},
         {uk::IdleTimeoutSeconds,
          idleTimeoutSeconds < 0 ? QJsonValue() : QJsonValue(idleTimeoutSeconds)},
         {uk::Usage, usage.toJson()},
         {uk::Budget, budget.toJson()},
-        {wire::worktree::key::Worktree, worktree.toJson()},
     };
 }
 
@@ -100,11 +100,11 @@ bool Agent::fromJson(const QJsonObject &json, Agent *out) {
         a.subordinateIds.append(v.toString());
     a.areaId = json.value(k::AreaId).toString();
     a.lastError = json.value(k::LastError).toString();
+    a.worktree = AgentWorktree::fromJson(json.value(wire::worktree::key::Worktree));
     const QJsonValue idle = json.value(uk::IdleTimeoutSeconds);
     a.idleTimeoutSeconds = idle.isDouble() ? qMax(0, idle.toInt()) : -1;
     a.usage = UsageTotals::fromJson(json.value(uk::Usage).toObject());
     a.budget = Budget::fromJson(json.value(uk::Budget));
-    a.worktree = AgentWorktree::fromJson(json.value(wire::worktree::key::Worktree));
     *out = std::move(a);
     return true;
 }

@@ -2,7 +2,6 @@
 // The agent resource as it travels on the wire and as the service stores it.
 
 #include "protocol/AgentWorktree.h"
-
 #include "protocol/Usage.h"
 
 #include <QJsonObject>
@@ -38,12 +37,12 @@ struct Agent {
     QString areaId;                                // empty means JSON null
     QString lastError;                             // empty means JSON null
     QString permissionMode{QStringLiteral("ask")}; // "ask" or "auto" (PermissionNames.h)
+    AgentWorktree worktree; // the agent's own git worktree (issue 14); unset: JSON null
     // Seconds without work after which the agent's CLI process is ended (its session kept);
     // -1 means JSON null: the service's --idle-timeout; 0: never.
     int idleTimeoutSeconds = -1;
     UsageTotals usage; // every recorded turn's usage (UsageStore's rows are the durable record)
     Budget budget;     // unset: JSON null; on a boss it caps the boss's whole team
-    AgentWorktree worktree; // the agent's own git worktree (issue 14); unset: JSON null
 
     // Full object (GET /api/agents/:id, agents_update, agent_created, storage).
     QJsonObject toJson() const;

@@ -212,8 +212,8 @@ std::optional<StartFailure> ServiceApp::start() {
         QDir(m_config.worktreesDir.isEmpty() ? dir + QStringLiteral("-worktrees")
                                              : m_config.worktreesDir)
             .absolutePath();
-    m_worktrees = std::make_unique<WorktreeService>(*m_agents, *m_runtime, gitEnvironment,
-                                                    worktreesDir);
+    m_worktrees =
+        std::make_unique<WorktreeService>(*m_agents, *m_runtime, gitEnvironment, worktreesDir);
     m_agents->setWorktreeHooks(&m_worktrees->hooks());
     wireRuntimeEvents();
 
@@ -228,8 +228,8 @@ std::optional<StartFailure> ServiceApp::start() {
         *m_http, *m_agents, m_config.claudeHome, m_config.codexHome);
     m_runtimeController =
         std::make_unique<RuntimeController>(*m_http, *m_agents, *m_runtime, *m_toolHistory);
-    m_usageController = std::make_unique<UsageController>(*m_http, *m_usage);
     m_worktreeController = std::make_unique<WorktreeController>(*m_http, *m_worktrees);
+    m_usageController = std::make_unique<UsageController>(*m_http, *m_usage);
 
     // Orchestration (issue 4): each controller owns its area's services.
     m_secrets = std::make_unique<SecretStore>(m_config.dataDir + QStringLiteral("/secrets.json"));

@@ -39,10 +39,10 @@ class NotificationsController;
 class NotificationChannelsController;
 class SystemPromptController;
 class SystemPromptStore;
-class UsageController;
-class UsageService;
 class WorktreeController;
 class WorktreeService;
+class UsageController;
+class UsageService;
 class WebController;
 
 struct StartFailure {
@@ -111,9 +111,9 @@ private:
     std::unique_ptr<RuleStore> m_permissionRules;
     std::unique_ptr<PermissionController> m_permissionController;
     std::unique_ptr<PermissionRulesController> m_permissionRulesController;
-    std::unique_ptr<UsageController> m_usageController;
     std::unique_ptr<WorktreeService> m_worktrees;
     std::unique_ptr<WorktreeController> m_worktreeController;
+    std::unique_ptr<UsageController> m_usageController;
     std::unique_ptr<WebController> m_webController;
     quint16 m_port = 0;
     QString m_agentUrl;

@@ -3,8 +3,8 @@
 #include "protocol/PermissionNames.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
-#include "usage/BudgetValidation.h"
 #include "protocol/WorktreeNames.h"
+#include "usage/BudgetValidation.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -16,8 +16,8 @@ namespace flotilla {
 namespace k = wire::key;
 namespace c = wire::code;
 namespace perm = wire::permission;
-namespace uk = wire::usage::key;
 namespace wk = wire::worktree::key;
+namespace uk = wire::usage::key;
 
 namespace {
 
@@ -86,8 +86,8 @@ Result<std::optional<WorktreeRequest>> parseWorktreeRequest(const QJsonObject &b
     for (QLatin1String key : {wk::BaseRef, wk::Branch}) {
         auto value = optionalString(o, key, true);
         if (!value)
-            return Error::badRequest(c::WrongType,
-                                     QStringLiteral("field 'worktree.%1' must be a string").arg(key));
+            return Error::badRequest(
+                c::WrongType, QStringLiteral("field 'worktree.%1' must be a string").arg(key));
         const QString text = value->value_or(QString()).trimmed();
         // A leading '-' would read as an option to git, whatever argument list carries it.
         if (text.size() > limits::kRefMax || text.startsWith(QLatin1Char('-')))
@@ -128,9 +128,9 @@ Status validateProviderModel(const QString &provider, const QString &model) {
 }
 
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
-    if (Status st = rejectUnknownFields(
-            body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model, k::PermissionMode,
-                   uk::IdleTimeoutSeconds, uk::Budget, wk::Worktree}))
+    if (Status st = rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model,
+                                               k::PermissionMode, uk::IdleTimeoutSeconds,
+                                               uk::Budget, wk::Worktree}))
         return *st;
     AgentDraft d;
 

@@ -179,6 +179,10 @@ void WorktreeService::check(const QString &agentId, bool announce, bool force) {
     DiffTask::start(
         m_git, d, this, [this, agentId, announce, force](const Result<DiffState> &state) {
             m_checking.remove(agentId);
+            if (!m_agents.find(agentId)) {
+                m_again.remove(agentId); // deleted meanwhile: nobody to tell
+                return;
+            }
             if (!state) {
                 qCWarning(lcWorktrees).noquote()
                     << "agent" << agentId << "worktree not read:" << state.error().message;
