@@ -1,9 +1,12 @@
 #include "core/AgentsModel.h"
 
 #include "core/MonitorLog.h"
+#include "core/UsageText.h"
+#include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 
 #include <QSet>
+#include <QStringList>
 
 #include <algorithm>
 
@@ -31,16 +34,10 @@ int columnOfKey(const QString &key) {
         {QString(k::ContextLimit), AgentsModel::Context},
         {QString(k::CurrentTask), AgentsModel::Task},
         {QString(k::TaskLabel), AgentsModel::Task},
+        {QString(::flotilla::wire::usage::key::Usage), AgentsModel::Usage},
+        {QString(::flotilla::wire::usage::key::Budget), AgentsModel::Usage},
     };
     return columns.value(key, -1);
-}
-
-QString compactCount(qint64 n) {
-    if (n >= 1000000)
-        return QString::number(double(n) / 1e6, 'f', 1) + QLatin1Char('M');
-    if (n >= 1000)
-        return QString::number((n + 500) / 1000) + QLatin1Char('k');
-    return QString::number(n);
 }
 
 double contextFraction(const QJsonObject &a) {
@@ -84,10 +81,19 @@ QVariant AgentsModel::data(const QModelIndex &index, int role) const {
             return a.value(k::LastError).toString();
         if (index.column() == Task)
             return a.value(k::CurrentTask).toString();
+        if (index.column() == Usage) {
+            const QString lines = (QStringList{usageLine(a), budgetLine(a)}).join(u'\n');
+            return lines.trimmed();
+        }
         return {};
     case SortRole:
         if (index.column() == Context)
             return contextFraction(a);
+        if (index.column() == Usage)
+            return a.value(::flotilla::wire::usage::key::Usage)
+                .toObject()
+                .value(::flotilla::wire::usage::key::CostUsd)
+                .toDouble();
         return data(index, Qt::DisplayRole).toString().toLower();
     case Qt::DisplayRole:
         break;
@@ -117,12 +123,20 @@ QVariant AgentsModel::data(const QModelIndex &index, int role) const {
             return QString();
         const qint64 used = a.value(k::ContextUsed).toInteger();
         return QStringLiteral("%1 / %2 (%3%)")
-            .arg(compactCount(used), compactCount(limit))
+            .arg(compactTokens(used), compactTokens(limit))
             .arg(qRound(contextFraction(a) * 100));
     }
     case Task: {
         const QString task = a.value(k::CurrentTask).toString();
         return task.isEmpty() ? a.value(k::TaskLabel).toString() : task;
+    }
+    case Usage: { // "$0.0123 · 12k tok", and the budget's mark
+        const QString budget = budgetLine(a);
+        QString cell = usageCell(a);
+        if (!budget.isEmpty())
+            cell += budget.endsWith(QLatin1String("(reached)")) ? tr("  budget reached")
+                                                                : tr("  · budget");
+        return cell.trimmed();
     }
     default:
         return {};
@@ -147,6 +161,8 @@ QVariant AgentsModel::headerData(int section, Qt::Orientation orientation, int r
         return tr("Context");
     case Task:
         return tr("Task");
+    case Usage:
+        return tr("Usage");
     default:
         return {};
     }

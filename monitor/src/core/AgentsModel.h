@@ -16,7 +16,7 @@ class AgentsModel final : public QAbstractTableModel {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentsModel)
 public:
-    enum Column { Name, Class, Provider, Status, CurrentTool, Context, Task, ColumnCount };
+    enum Column { Name, Class, Provider, Status, CurrentTool, Context, Task, Usage, ColumnCount };
     enum Role {
         AgentIdRole = Qt::UserRole + 1,
         ContextFractionRole, // double 0..1 (contextUsed / contextLimit), for the bar delegate

@@ -11,6 +11,7 @@
 #include "core/TranscriptModel.h"
 
 #include <QHash>
+#include <QJsonArray>
 #include <QObject>
 #include <memory>
 
@@ -76,6 +77,14 @@ public:
     // How long a completed exec task stays in tasks() (default 60 s; tests shorten it).
     void setCompletedTaskLingerMs(int ms) { m_taskLingerMs = ms; }
     static constexpr int kHistoryPageSize = 50;
+    // An agent's git worktree (issue 14; SessionWorktrees.cpp). The diff and the merge answer
+    // are the caller's to show (a merge conflict is an answer with its paths, not an error to
+    // report twice); a refused review also goes to actionFailed.
+    void fetchDiff(const QString &agentId, Done done);
+    void sendReview(const QString &agentId, const QJsonArray &comments, const QString &message,
+                    Done done = {});
+    void mergeAgent(const QString &agentId, const QString &strategy, const QString &message,
+                    Done done);
 
 Q_SIGNALS:
     void stateChanged(flotilla::client::ConnectionState state);
@@ -86,6 +95,8 @@ Q_SIGNALS:
     void systemPromptChanged(const QString &prompt);
     void actionFailed(const QString &what, const QString &error); // REST refusals, for the UI
     void agentFocusRequested(const QString &agentId);             // focus_agent
+    // worktree_diff_changed: a turn or a merge changed what the agent's diff shows.
+    void worktreeDiffChanged(const QString &agentId, const QStringList &files);
 
 private:
     using Handler = void (MonitorSession::*)(const QJsonValue &payload);
@@ -112,6 +123,7 @@ private:
     void onDelegationHistory(const QJsonValue &payload);
     void onFocusAgent(const QJsonValue &payload);
     void onServiceError(const QJsonValue &payload);
+    void onWorktreeDiffChanged(const QJsonValue &payload);
     // A turn that started (currentTask set) or ended shows in the agent's conversation.
     void followTurn(const QString &agentId, const QJsonObject &agentFields);
     void onIgnored(const QJsonValue &payload);

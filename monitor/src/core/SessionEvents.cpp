@@ -8,6 +8,7 @@
 #include "protocol/OrganizationNames.h"
 #include "protocol/PermissionNames.h"
 #include "protocol/WireNames.h"
+#include "protocol/WorktreeNames.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -45,6 +46,8 @@ const QHash<QString, MonitorSession::Handler> &MonitorSession::handlers() {
         {QString(bs::msg::DelegationHistory), &MonitorSession::onDelegationHistory},
         {QString(org::msg::FocusAgent), &MonitorSession::onFocusAgent},
         {QString(m::Error), &MonitorSession::onServiceError},
+        {QString(::flotilla::wire::worktree::msg::WorktreeDiffChanged),
+         &MonitorSession::onWorktreeDiffChanged},
         // Known, and nothing to show for them in the monitor (yet): agent changes they imply
         // arrive as agent_updated; the work plan view is not built.
         {QString(m::Pong), &MonitorSession::onIgnored},

@@ -87,9 +87,19 @@ void AgentActions::createAgent() {
     auto *dialog = new NewAgentDialog(m_window);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     const QPointer<NewAgentDialog> d(dialog);
+    m_session.client().get(QStringLiteral("/api/areas"), [d](const client::RestReply &r) {
+        if (!d || !r.ok())
+            return;
+        QList<QPair<QString, QString>> areas;
+        for (const QJsonValue &v : r.body.array())
+            areas.append({v.toObject().value(QStringLiteral("id")).toString(),
+                          v.toObject().value(QStringLiteral("name")).toString()});
+        d->setAreas(areas);
+    });
     connect(dialog, &NewAgentDialog::createRequested, this, [this, d](const QJsonObject &fields) {
         d->setEnabled(false);
-        m_session.createAgent(fields, [this, d](const client::RestReply &r) {
+        const QString areaId = d->areaId();
+        m_session.createAgent(fields, [this, d, areaId](const client::RestReply &r) {
             if (!d)
                 return;
             if (!r.ok()) {
@@ -97,6 +107,16 @@ void AgentActions::createAgent() {
                 return;
             }
             const QString id = r.body.object().value(QStringLiteral("id")).toString();
+            // Creation takes no area: the agent moves into the chosen one right after.
+            if (!areaId.isEmpty())
+                m_session.client().post(
+                    QStringLiteral("/api/agents/bulk/move-area"),
+                    {{QStringLiteral("agentIds"), QJsonArray{id}},
+                     {QStringLiteral("areaId"), areaId}},
+                    [this](const client::RestReply &moved) {
+                        if (!moved.ok())
+                            Q_EMIT status(tr("Not moved to the area: %1").arg(moved.error));
+                    });
             d->QDialog::accept();
             Q_EMIT status(
                 tr("Created %1").arg(r.body.object().value(QStringLiteral("name")).toString()));

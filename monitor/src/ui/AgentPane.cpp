@@ -1,6 +1,8 @@
 #include "ui/AgentPane.h"
 
 #include "core/MonitorSession.h"
+#include "core/UsageText.h"
+#include "ui/ChangesPanel.h"
 #include "ui/ConversationView.h"
 #include "ui/FindBar.h"
 #include "ui/HistorySearchPanel.h"
@@ -20,12 +22,14 @@ AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
     , m_session(session)
     , m_title(new QLabel(this))
     , m_detail(new QLabel(this))
+    , m_usage(new QLabel(this))
     , m_historyState(new QLabel(this))
     , m_tabs(new QTabWidget(this))
     , m_conversationPage(new QWidget(this))
     , m_conversation(new ConversationView(m_conversationPage))
     , m_find(new FindBar(*m_conversation, m_conversationPage))
     , m_search(new HistorySearchPanel(session, this))
+    , m_changes(new ChangesPanel(session, this))
     , m_composer(new MessageComposer(this)) {
     setObjectName(QStringLiteral("agentPane"));
     m_title->setObjectName(QStringLiteral("agentTitle"));
@@ -35,6 +39,9 @@ AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
     m_title->setFont(f);
     m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_detail->setWordWrap(false);
+    m_usage->setObjectName(QStringLiteral("agentUsage"));
+    m_usage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_usage->setStyleSheet(QStringLiteral("color: #555;"));
     m_historyState->setObjectName(QStringLiteral("historyState"));
     m_historyState->setStyleSheet(QStringLiteral("color: #757575;"));
 
@@ -45,11 +52,13 @@ AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
     page->addWidget(m_find);
     m_tabs->addTab(m_conversationPage, tr("C&onversation"));
     m_tabs->addTab(m_search, tr("Searc&h"));
+    m_tabs->addTab(m_changes, tr("Chan&ges"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 0, 0, 0);
     layout->addWidget(m_title);
     layout->addWidget(m_detail);
+    layout->addWidget(m_usage);
     layout->addWidget(m_historyState);
     layout->addWidget(m_tabs, 1);
     layout->addWidget(m_composer);
@@ -76,6 +85,7 @@ void AgentPane::setAgent(const QString &agentId) {
     m_agentId = agentId;
     m_loading = false;
     m_search->setAgent(agentId);
+    m_changes->setAgent(agentId);
     m_composer->setEnabled(!agentId.isEmpty());
     m_historyState->clear();
     if (m_find->isVisible())
@@ -97,6 +107,7 @@ void AgentPane::updateHeader() {
     if (m_agentId.isEmpty()) {
         m_title->setText(tr("No agent selected"));
         m_detail->setText(tr("Select an agent in the table, or create one with Ctrl+N."));
+        m_usage->clear();
         return;
     }
     const QJsonObject a = m_session.agents().agent(m_agentId);
@@ -114,6 +125,13 @@ void AgentPane::updateHeader() {
         parts << tr("last error: %1").arg(err.left(200));
     parts.removeAll(QString());
     m_detail->setText(parts.join(QStringLiteral("  \u00B7  ")));
+    QStringList usage{usageLine(a), budgetLine(a), processLine(a)};
+    const QJsonObject wt = a.value(QStringLiteral("worktree")).toObject();
+    if (!wt.isEmpty())
+        usage << tr("worktree: branch %1").arg(wt.value(QStringLiteral("branch")).toString());
+    usage.removeAll(QString());
+    m_usage->setText(usage.isEmpty() ? tr("no turns recorded yet")
+                                     : usage.join(QStringLiteral("  \u00B7  ")));
 }
 
 void AgentPane::loadOlder() {
@@ -172,6 +190,10 @@ void AgentPane::openFind() {
 bool AgentPane::conversationHasFocus() const {
     const QWidget *focus = QApplication::focusWidget();
     return focus && (focus == m_conversation || m_find->isAncestorOf(focus));
+}
+
+void AgentPane::showChanges() {
+    m_tabs->setCurrentWidget(m_changes);
 }
 
 void AgentPane::focusSearch() {

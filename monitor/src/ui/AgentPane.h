@@ -1,7 +1,8 @@
 #pragma once
 // The selected agent: a header (name, status, task), its conversation (ConversationView over
 // the session's TranscriptModel for that agent, with a find bar; older history loaded when
-// scrolled to the top), a search tab, and the message box.
+// scrolled to the top), a search tab, the Changes tab of an agent with a worktree, its usage
+// and budget, and the message box.
 
 #include <QHash>
 #include <QWidget>
@@ -15,6 +16,7 @@ class MonitorSession;
 
 namespace flotilla::monitor::ui {
 
+class ChangesPanel;
 class ConversationView;
 class FindBar;
 class HistorySearchPanel;
@@ -41,6 +43,8 @@ public:
     FindBar *findBar() const { return m_find; }
     MessageComposer *composer() const { return m_composer; }
     HistorySearchPanel *searchPanel() const { return m_search; }
+    ChangesPanel *changesPanel() const { return m_changes; }
+    void showChanges(); // the Changes tab (issue 14)
 
 private:
     void updateHeader();
@@ -51,12 +55,14 @@ private:
     QString m_agentId;
     QLabel *m_title;
     QLabel *m_detail;
+    QLabel *m_usage;
     QLabel *m_historyState;
     QTabWidget *m_tabs;
     QWidget *m_conversationPage;
     ConversationView *m_conversation;
     FindBar *m_find;
     HistorySearchPanel *m_search;
+    ChangesPanel *m_changes;
     MessageComposer *m_composer;
     QHash<QString, bool> m_hasMore; // agentId -> older history exists (absent: unknown)
     bool m_loading = false;

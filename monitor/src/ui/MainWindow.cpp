@@ -36,6 +36,8 @@ const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kSplitter = QStringLiteral("window/splitter");
 const QString kHeader = QStringLiteral("window/agentsHeader");
+// The agent selected when the window closed (ids are unique across services).
+const QString kSelectedAgent = QStringLiteral("window/selectedAgent");
 constexpr int kLayoutVersion = 2; // bump when docks change, so an old state is not applied
 } // namespace
 
@@ -117,6 +119,10 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     connect(&m_session, &MonitorSession::resynced, this, [this] {
         // A snapshot may have arrived after a reconnect: the views kept their rows (the model
         // diffs); make sure the pane still shows the selected agent.
+        if (!m_restoreAgent.isEmpty() && m_agents->currentAgentId().isEmpty() &&
+            m_session.agents().rowOf(m_restoreAgent) >= 0)
+            m_agents->selectAgent(m_restoreAgent);
+        m_restoreAgent.clear(); // the first snapshot only: later ones keep the user's choice
         m_pane->setAgent(m_agents->currentAgentId());
         updateCounts();
     });
@@ -283,6 +289,7 @@ void MainWindow::saveLayout() const {
     s.setValue(kState, saveState(kLayoutVersion));
     s.setValue(kSplitter, m_split->saveState());
     s.setValue(kHeader, m_agents->saveHeaderState());
+    s.setValue(kSelectedAgent, m_agents->currentAgentId());
 }
 
 void MainWindow::restoreLayout() {
@@ -293,6 +300,7 @@ void MainWindow::restoreLayout() {
     if (!m_split->restoreState(s.value(kSplitter).toByteArray()))
         m_split->setSizes({700, 580});
     m_agents->restoreHeaderState(s.value(kHeader).toByteArray());
+    m_restoreAgent = s.value(kSelectedAgent).toString();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {

@@ -68,6 +68,7 @@ private:
     AgentsView *m_agents;
     AgentPane *m_pane;
     QSplitter *m_split;
+    QString m_restoreAgent; // selected when the window last closed; until the first snapshot
     TasksPanel *m_tasks;
     NotificationsPanel *m_notifications;
     BossPanel *m_boss;

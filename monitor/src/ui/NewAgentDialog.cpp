@@ -1,8 +1,10 @@
 #include "ui/NewAgentDialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -10,6 +12,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 namespace flotilla::monitor::ui {
@@ -26,6 +29,15 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     , m_provider(new QComboBox(this))
     , m_model(new QComboBox(this))
     , m_permission(new QComboBox(this))
+    , m_area(new QComboBox(this))
+    , m_worktree(new QCheckBox(
+          tr("Own git &worktree on a new branch (cwd must be in a repository)"), this))
+    , m_branch(new QLineEdit(this))
+    , m_baseRef(new QLineEdit(this))
+    , m_idleMinutes(new QSpinBox(this))
+    , m_budgetUsd(new QDoubleSpinBox(this))
+    , m_budgetKTokens(new QSpinBox(this))
+    , m_budgetPeriod(new QComboBox(this))
     , m_error(new QLabel(this)) {
     setObjectName(QStringLiteral("newAgentDialog"));
     setWindowTitle(tr("New agent"));
@@ -54,6 +66,33 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     connect(m_provider, &QComboBox::currentIndexChanged, this, fillModels);
     m_permission->addItem(tr("Ask before using tools"), QStringLiteral("ask"));
     m_permission->addItem(tr("Allow every tool (auto)"), QStringLiteral("auto"));
+    m_area->setObjectName(QStringLiteral("agentArea"));
+    setAreas({});
+    m_worktree->setObjectName(QStringLiteral("agentWorktree"));
+    m_branch->setObjectName(QStringLiteral("agentBranch"));
+    m_branch->setPlaceholderText(tr("default: flotilla/<name>"));
+    m_baseRef->setObjectName(QStringLiteral("agentBaseRef"));
+    m_baseRef->setPlaceholderText(tr("default: the checked-out branch"));
+    m_branch->setEnabled(false);
+    m_baseRef->setEnabled(false);
+    connect(m_worktree, &QCheckBox::toggled, m_branch, &QWidget::setEnabled);
+    connect(m_worktree, &QCheckBox::toggled, m_baseRef, &QWidget::setEnabled);
+    m_idleMinutes->setObjectName(QStringLiteral("agentIdleMinutes"));
+    m_idleMinutes->setRange(-1, 10080);
+    m_idleMinutes->setValue(-1);
+    m_idleMinutes->setSpecialValueText(tr("service default"));
+    m_idleMinutes->setSuffix(tr(" min (0: never)"));
+    m_budgetUsd->setObjectName(QStringLiteral("agentBudgetUsd"));
+    m_budgetUsd->setRange(0, 100000);
+    m_budgetUsd->setDecimals(2);
+    m_budgetUsd->setPrefix(QStringLiteral("$"));
+    m_budgetUsd->setSpecialValueText(tr("no cost cap"));
+    m_budgetKTokens->setObjectName(QStringLiteral("agentBudgetTokens"));
+    m_budgetKTokens->setRange(0, 1000000000);
+    m_budgetKTokens->setSuffix(tr("k tokens"));
+    m_budgetKTokens->setSpecialValueText(tr("no token cap"));
+    m_budgetPeriod->addItem(tr("in total"), QStringLiteral("total"));
+    m_budgetPeriod->addItem(tr("per day"), QStringLiteral("day"));
     m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_error->setWordWrap(true);
     m_error->hide();
@@ -75,6 +114,16 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     form->addRow(tr("P&rovider:"), m_provider);
     form->addRow(tr("&Model:"), m_model);
     form->addRow(tr("&Permissions:"), m_permission);
+    form->addRow(tr("&Area:"), m_area);
+    form->addRow(QString(), m_worktree);
+    form->addRow(tr("&Branch:"), m_branch);
+    form->addRow(tr("Base re&f:"), m_baseRef);
+    form->addRow(tr("&Idle timeout:"), m_idleMinutes);
+    auto *budget = new QHBoxLayout;
+    budget->addWidget(m_budgetUsd);
+    budget->addWidget(m_budgetKTokens);
+    budget->addWidget(m_budgetPeriod);
+    form->addRow(tr("B&udget:"), budget);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("C&reate"));
     connect(buttons, &QDialogButtonBox::accepted, this, &NewAgentDialog::accept);
@@ -97,7 +146,39 @@ QJsonObject NewAgentDialog::fields() const {
     const QString model = m_model->currentText().trimmed();
     if (!model.isEmpty())
         o.insert(QStringLiteral("model"), model);
+    if (m_worktree->isChecked()) {
+        QJsonObject wt;
+        if (!m_branch->text().trimmed().isEmpty())
+            wt.insert(QStringLiteral("branch"), m_branch->text().trimmed());
+        if (!m_baseRef->text().trimmed().isEmpty())
+            wt.insert(QStringLiteral("baseRef"), m_baseRef->text().trimmed());
+        o.insert(QStringLiteral("worktree"), wt.isEmpty() ? QJsonValue(true) : QJsonValue(wt));
+    }
+    if (m_idleMinutes->value() >= 0)
+        o.insert(QStringLiteral("idleTimeoutSeconds"), m_idleMinutes->value() * 60);
+    if (m_budgetUsd->value() > 0 || m_budgetKTokens->value() > 0) {
+        QJsonObject b{{QStringLiteral("period"), m_budgetPeriod->currentData().toString()}};
+        if (m_budgetUsd->value() > 0)
+            b.insert(QStringLiteral("costUsd"), m_budgetUsd->value());
+        if (m_budgetKTokens->value() > 0)
+            b.insert(QStringLiteral("tokens"), qint64(m_budgetKTokens->value()) * 1000);
+        o.insert(QStringLiteral("budget"), b);
+    }
     return o;
+}
+
+void NewAgentDialog::setAreas(const QList<QPair<QString, QString>> &areas) {
+    const QString keep = areaId();
+    m_area->clear();
+    m_area->addItem(tr("(no area)"), QString());
+    for (const auto &a : areas)
+        m_area->addItem(a.second, a.first);
+    const int at = m_area->findData(keep);
+    m_area->setCurrentIndex(at < 0 ? 0 : at);
+}
+
+QString NewAgentDialog::areaId() const {
+    return m_area->currentData().toString();
 }
 
 void NewAgentDialog::showError(const QString &error) {

@@ -1,11 +1,16 @@
 #pragma once
-// The fields of POST /api/agents: name, working directory, class, model, permission mode. The
-// last directory is remembered, since agents of one project usually share it.
+// Every field POST /api/agents takes: name, working directory, class, provider, model, permission
+// mode, a git worktree of its own (branch and base optional), idle timeout and budget; and the
+// area, which the caller sets right after creating (POST /api/agents/bulk/move-area). The last
+// directory is remembered, since agents of one project usually share it.
 
 #include <QDialog>
 #include <QJsonObject>
 
+class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
+class QSpinBox;
 class QLabel;
 class QLineEdit;
 
@@ -18,6 +23,9 @@ public:
     explicit NewAgentDialog(QWidget *parent = nullptr);
 
     QJsonObject fields() const;
+    // The areas offered (id, name), "no area" first; areaId(): the chosen one, empty for none.
+    void setAreas(const QList<QPair<QString, QString>> &areas);
+    QString areaId() const;
     void showError(const QString &error); // the service's refusal, dialog stays open
     void accept() override;
 
@@ -31,6 +39,14 @@ private:
     QComboBox *m_provider;
     QComboBox *m_model;
     QComboBox *m_permission;
+    QComboBox *m_area;
+    QCheckBox *m_worktree;
+    QLineEdit *m_branch;
+    QLineEdit *m_baseRef;
+    QSpinBox *m_idleMinutes;     // -1: the service's --idle-timeout
+    QDoubleSpinBox *m_budgetUsd; // 0: no cost cap
+    QSpinBox *m_budgetKTokens;   // 0: no token cap (thousands)
+    QComboBox *m_budgetPeriod;
     QLabel *m_error;
 };
 

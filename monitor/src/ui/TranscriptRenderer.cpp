@@ -2,6 +2,7 @@
 
 #include "core/ReplyMarkdown.h"
 #include "core/ToolPresentation.h"
+#include "ui/DiffStyle.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -27,12 +28,6 @@ const QColor kToolBg(0xf3, 0xf4, 0xf6);
 const QColor kToolFg(0x15, 0x65, 0xc0);
 const QColor kDetailBg(0xfa, 0xfb, 0xfc);
 const QColor kCodeBg(0xf6, 0xf8, 0xfa);
-const QColor kAddedBg(0xe6, 0xff, 0xec);
-const QColor kAddedFg(0x1a, 0x7f, 0x37);
-const QColor kRemovedBg(0xff, 0xeb, 0xe9);
-const QColor kRemovedFg(0xcf, 0x22, 0x2e);
-const QColor kHunkBg(0xdd, 0xf4, 0xff);
-const QColor kHunkFg(0x09, 0x69, 0xda);
 const QColor kErrorBg(0xff, 0xeb, 0xee);
 const QColor kErrorFg(0xc6, 0x28, 0x28);
 const QColor kStoppedBg(0xff, 0xf3, 0xe0);
@@ -64,30 +59,6 @@ QString displayName(const QString &tool) {
     if (tool == QLatin1String("fileChange"))
         return tr("File change");
     return tool.isEmpty() ? tr("Tool") : tool;
-}
-
-// How a diff line looks: a tinted block, coloured text, the +/- marker.
-struct DiffStyle {
-    QColor background;
-    QColor foreground;
-    const char *marker;
-    bool bold;
-};
-
-DiffStyle diffStyle(DiffLine::Kind kind) {
-    switch (kind) {
-    case DiffLine::Kind::File:
-        return {kDetailBg, kText, "", true};
-    case DiffLine::Kind::Hunk:
-        return {kHunkBg, kHunkFg, "", false};
-    case DiffLine::Kind::Added:
-        return {kAddedBg, kAddedFg, "+ ", false};
-    case DiffLine::Kind::Removed:
-        return {kRemovedBg, kRemovedFg, "- ", false};
-    case DiffLine::Kind::Context:
-        break;
-    }
-    return {kDetailBg, kText, "  ", false};
 }
 
 // Tools whose summary (path, pattern) already says all their input holds worth reading.
@@ -271,9 +242,9 @@ void TranscriptRenderer::renderTool(QTextCursor &cursor, const TranscriptEntry &
             removed += l.kind == DiffLine::Kind::Removed;
         }
         QTextCharFormat plus = link;
-        plus.setForeground(kAddedFg);
+        plus.setForeground(diffStyle(DiffLine::Kind::Added).foreground);
         QTextCharFormat minus = link;
-        minus.setForeground(kRemovedFg);
+        minus.setForeground(diffStyle(DiffLine::Kind::Removed).foreground);
         cursor.insertText(QStringLiteral("  +%1").arg(added), plus);
         cursor.insertText(QStringLiteral(" \u2212%1").arg(removed), minus);
     }
