@@ -373,6 +373,9 @@ private Q_SLOTS:
         QCOMPARE(str(r.object(), "code"), QStringLiteral("cli_unavailable"));
         QVERIFY2(str(r.object(), "error").contains(QStringLiteral("/nonexistent/") + provider),
                  r.body.constData());
+        // It names the fix, as when no CLI was found at all.
+        QVERIFY2(str(r.object(), "error").contains(QStringLiteral("--%1-bin").arg(provider)),
+                 r.body.constData());
         QCOMPARE(str(rig.agent(), "status"), QStringLiteral("error"));
         QVERIFY(str(rig.agent(), "lastError").contains(QStringLiteral("/nonexistent/") + provider));
         QCOMPARE(rig.model().requestCount(), 0);

@@ -44,8 +44,8 @@ QString describeExit(int exitCode, int signal) {
 }
 
 QString noRuntimeFor(const QString &provider) {
-    return QStringLiteral("provider '%1' has no runtime in this flotillad yet; "
-                          "change the agent's model to a claude one")
+    return QStringLiteral("provider '%1' has no runtime in this flotillad; change the agent's "
+                          "provider (bulk/change-model) to one it runs: claude or codex")
         .arg(provider);
 }
 } // namespace

@@ -55,7 +55,10 @@ QString ClaudeProvider::unavailableReason() const {
         return QStringLiteral("Claude Code CLI not found: install it (npm install -g "
                               "@anthropic-ai/claude-code) or start flotillad with --claude-bin");
     if (!QFileInfo(m_config.bin).isExecutable())
-        return QStringLiteral("Claude Code CLI %1 is not an executable file").arg(m_config.bin);
+        return QStringLiteral("Claude Code CLI %1 is not an executable file: install it (npm "
+                              "install -g @anthropic-ai/claude-code) or point --claude-bin or "
+                              "FLOTILLA_CLAUDE_BIN at it")
+            .arg(m_config.bin);
     return {};
 }
 

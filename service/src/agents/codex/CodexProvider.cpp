@@ -24,7 +24,9 @@ QString CodexProvider::unavailableReason() const {
         return QStringLiteral("Codex CLI not found: install it (npm install -g @openai/codex) or "
                               "start flotillad with --codex-bin or FLOTILLA_CODEX_BIN");
     if (!QFileInfo(m_config.bin).isExecutable())
-        return QStringLiteral("Codex CLI %1 is not an executable file").arg(m_config.bin);
+        return QStringLiteral("Codex CLI %1 is not an executable file: install it (npm install "
+                              "-g @openai/codex) or point --codex-bin or FLOTILLA_CODEX_BIN at it")
+            .arg(m_config.bin);
     return {};
 }
 
