@@ -3,9 +3,9 @@
 // pinned Claude Code CLI against the mock model. The page is used as a person would on a phone:
 // a wrong token, sign-in, the agents and their filter, a conversation streamed delta by delta
 // with hostile markdown that must stay inert, a permission request granted from the inbox (once,
-// then remembered as a rule), a notification, an exec task killed, and the clear screens after a
-// service restart and a rotated token. Screenshots (phone 360 px, desktop 1280 px) go to
-// <build>/screenshots.
+// then remembered as a rule), an agent's usage and budget after a real turn, a notification, an
+// exec task killed, and the clear screens after a service restart and a rotated token.
+// Screenshots (phone 360 px, desktop 1280 px) go to <build>/screenshots.
 
 #include "support/AgentRig.h"
 #include "support/BrowserBridge.h"
@@ -93,6 +93,28 @@ class TestWebBrowser : public QObject {
                     timeoutS, &shown))
             return {};
         return shown.toString();
+    }
+    qint64 usageNumber(const char *key) {
+        return qint64(m_rig->agent()
+                          .value(QStringLiteral("usage"))
+                          .toObject()
+                          .value(QLatin1String(key))
+                          .toDouble());
+    }
+    // As the page writes token counts and dollars (dom.js formatTokens, formatUsd).
+    static QString compact(qint64 n) {
+        if (n >= 1'000'000)
+            return QString::number(double(n) / 1e6, 'f', 1) + QLatin1Char('M');
+        if (n >= 10'000)
+            return QString::number(qRound64(double(n) / 1e3)) + QLatin1Char('k');
+        if (n >= 1'000)
+            return QString::number(double(n) / 1e3, 'f', 1) + QLatin1Char('k');
+        return QString::number(n);
+    }
+    static QString formatUsd(double usd) {
+        if (usd == 0)
+            return QStringLiteral("$0");
+        return QLatin1Char('$') + QString::number(usd, 'f', usd >= 1 ? 2 : usd >= 0.01 ? 3 : 4);
     }
     QJsonArray rules() {
         return m_rig->http.get(m_rig->svc->url(QStringLiteral("/api/permission-rules")))
@@ -380,6 +402,130 @@ private Q_SLOTS:
         QCOMPARE(rule.value(QStringLiteral("scope")).toObject().value(QStringLiteral("agentId")),
                  QJsonValue(m_rig->agentId));
         QCOMPARE(rule.value(QStringLiteral("source")).toString(), QStringLiteral("remember"));
+    }
+
+    void usageAndBudgetShow() {
+        // Issue 16: a real turn's usage (the mock model's scripted usage, as the CLI reports it)
+        // in the agents list and the conversation's header, then a budget with what it used.
+        const qint64 turns = usageNumber("turns") + 1;
+        m_rig->mock.setUsage(1200, 300, 5000);
+        m_rig->model().queueText(QStringLiteral("Counted."));
+        QVERIFY(clickNav(QStringLiteral("agents")));
+        QCOMPARE(m_rig->send(QStringLiteral("Count this turn")).status, 200);
+        QVERIFY(m_rig->waitTurns(4, 30000));
+        QTRY_COMPARE_WITH_TIMEOUT(usageNumber("turns"), turns, 15000);
+        const qint64 input = usageNumber("inputTokens");
+        const qint64 output = usageNumber("outputTokens");
+        const qint64 cacheRead = usageNumber("cacheReadTokens");
+        QVERIFY2(input >= 1200 && output >= 300 && cacheRead >= 5000,
+                 qPrintable(QStringLiteral("%1 %2 %3").arg(input).arg(output).arg(cacheRead)));
+        const double cost = m_rig->agent()
+                                .value(QStringLiteral("usage"))
+                                .toObject()
+                                .value(QStringLiteral("costUsd"))
+                                .toDouble();
+        QVERIFY2(cost > 0, qPrintable(QString::number(cost)));
+
+        // The list: "$cost · tokens tok" (input + output, what a budget counts).
+        const QString row = QStringLiteral("#agent-list li[data-id=\"%1\"]").arg(m_rig->agentId);
+        QVERIFY2(waitJs(QStringLiteral("const u = document.querySelector('%1 .usage');"
+                                       "return u && u.textContent === '%2' + ' · %3 tok' &&"
+                                       " u.textContent")
+                            .arg(row, formatUsd(cost), compact(input + output))),
+                 qPrintable(m_browser.lastError() + QLatin1Char(' ') +
+                            eval(QStringLiteral("return document.querySelector('%1 .usage')"
+                                                ".textContent")
+                                     .arg(row))
+                                .toString()));
+
+        // The header: turns, tokens by kind, cost; no budget yet, the process still there.
+        QVERIFY(run(QStringLiteral("click"),
+                    args({{QStringLiteral("css"), QString(row + QStringLiteral(" a"))}})));
+        QVERIFY2(
+            waitJs(QStringLiteral("const u = document.getElementById('agent-usage');"
+                                  "return u && u.textContent === '%1'")
+                       .arg(QStringLiteral("%1 turn%2 · in %3 · out %4 · cache read %5 · %6")
+                                .arg(QString::number(turns),
+                                     turns == 1 ? QString() : QStringLiteral("s"), compact(input),
+                                     compact(output), compact(cacheRead), formatUsd(cost)))),
+            qPrintable(
+                eval(QStringLiteral("return document.getElementById('agent-usage').textContent"))
+                    .toString()));
+        QVERIFY(eval(QStringLiteral("return document.getElementById('agent-budget').hidden &&"
+                                    " document.getElementById('agent-process').hidden"))
+                    .toBool());
+
+        // A lifetime token budget four times what was used: 25 %, live from agent_updated.
+        const qint64 used = input + output;
+        const QUrl agentUrl = m_rig->svc->url(QStringLiteral("/api/agents/") + m_rig->agentId);
+        QCOMPARE(m_rig->http
+                     .patch(agentUrl,
+                            {{QStringLiteral("budget"),
+                              QJsonObject{{QStringLiteral("tokens"), 4 * used},
+                                          {QStringLiteral("period"), QStringLiteral("total")}}}})
+                     .status,
+                 200);
+        const QString budgetText = QStringLiteral("Budget %1 tokens in total: %2 of %1 tokens used "
+                                                  "(25%)")
+                                       .arg(compact(4 * used), compact(used));
+        QVERIFY2(waitJs(QStringLiteral("const b = document.getElementById('agent-budget');"
+                                       "return !b.hidden && b.textContent.trim() === '%1' &&"
+                                       " b.querySelector('meter').value === 0.25")
+                            .arg(budgetText)),
+                 qPrintable(eval(QStringLiteral("return document.getElementById('agent-budget')"
+                                                ".textContent"))
+                                .toString()));
+        QVERIFY(screenshot(QStringLiteral("phone-conversation-usage")));
+
+        // A day budget on cost: what today used, from GET /api/usage (all four turns are today's).
+        QCOMPARE(
+            m_rig->http
+                .patch(agentUrl, {{QStringLiteral("budget"),
+                                   QJsonObject{{QStringLiteral("costUsd"), 100},
+                                               {QStringLiteral("period"), QStringLiteral("day")}}}})
+                .status,
+            200);
+        QVERIFY2(waitJs(QStringLiteral("return document.getElementById('agent-budget').textContent"
+                                       ".includes('Budget $100.00 per day: %1 of $100.00 used "
+                                       "today')")
+                            .arg(formatUsd(cost))),
+                 qPrintable(eval(QStringLiteral("return document.getElementById('agent-budget')"
+                                                ".textContent"))
+                                .toString()));
+
+        // Lowered under what was used: the list marks the agent.
+        QCOMPARE(m_rig->http
+                     .patch(agentUrl,
+                            {{QStringLiteral("budget"),
+                              QJsonObject{{QStringLiteral("tokens"), used / 2},
+                                          {QStringLiteral("period"), QStringLiteral("total")}}}})
+                     .status,
+                 200);
+        QVERIFY(waitJs(QStringLiteral("const b = document.getElementById('agent-budget');"
+                                      "return b.classList.contains('over') &&"
+                                      " b.textContent.includes('(200%)')")));
+        // A stopped (or idle-released) agent has no process: the header says so.
+        QCOMPARE(m_rig
+                     ->post(QStringLiteral("/api/agents/bulk/stop"),
+                            {{QStringLiteral("agentIds"), QJsonArray{m_rig->agentId}}})
+                     .status,
+                 200);
+        QVERIFY(waitJs(QStringLiteral("const p = document.getElementById('agent-process');"
+                                      "return !p.hidden && p.textContent.startsWith("
+                                      "'Process released (idle)')"),
+                       20));
+        QVERIFY(clickNav(QStringLiteral("agents")));
+        QVERIFY(waitJs(QStringLiteral("const r = document.querySelector('%1');"
+                                      "return r && r.dataset.budget === 'over' &&"
+                                      " r.querySelector('.budget-over').textContent === "
+                                      "'Budget reached'")
+                           .arg(row)));
+        QVERIFY(screenshot(QStringLiteral("phone-agents-usage")));
+        // Cleared, for the rows after this one.
+        QCOMPARE(m_rig->http.patch(agentUrl, {{QStringLiteral("budget"), QJsonValue()}}).status,
+                 200);
+        QVERIFY(
+            waitJs(QStringLiteral("return !document.querySelector('%1').dataset.budget").arg(row)));
     }
 
     void notificationShowsUp() {

@@ -2,13 +2,39 @@
 // delta, tool calls collapsed, the agent's pending requests, a composer and Stop.
 
 import {api} from './api.js';
-import {clip, formatTime, h, toolSummary} from './dom.js';
+import {clip, formatTime, formatTokens, formatUsd, h, toolSummary} from './dom.js';
 import {renderMarkdown} from './markdown.js';
 import {state, subscribe} from './store.js';
-import {contextMeter, requestCard, statusBadge} from './views.js';
+import {BUDGET_ERROR, budgetUse, contextMeter, hasTeam, requestCard, statusBadge} from './views.js';
 
 const PAGE = 40;
 const MAX_TOOL_OUTPUT = 16 * 1024;
+
+// The agent and its subordinates, recursively, as the page knows them.
+function teamOf(a) {
+  const team = [a];
+  const seen = new Set([a.id]);
+  for (let i = 0; i < team.length; ++i) {
+    for (const id of team[i].subordinateIds || []) {
+      const sub = state.agents.get(id);
+      if (sub && !seen.has(id)) { seen.add(id); team.push(sub); }
+    }
+  }
+  return team;
+}
+
+// Today in this browser's time zone (the service counts `day` budgets in its own).
+function today() {
+  const d = new Date();
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+function usageSummary(u) {
+  return `${u.turns || 0} turn${u.turns === 1 ? '' : 's'} · in ${formatTokens(u.inputTokens)}` +
+    ` · out ${formatTokens(u.outputTokens)} · cache read ${formatTokens(u.cacheReadTokens)}` +
+    ` · ${formatUsd(u.costUsd)}`;
+}
 
 function toolBlock(name, input) {
   const out = h('pre', {class: 'tool-output'});
@@ -48,6 +74,9 @@ export function conversationView(main, params, ctx) {
   const status = h('span');
   const meta = h('span', {class: 'muted'});
   const context = h('span');
+  const usage = h('span', {id: 'agent-usage'});
+  const budget = h('span', {id: 'agent-budget', class: 'budget'});
+  const processState = h('span', {id: 'agent-process', class: 'muted'});
   const stop = h('button', {type: 'button', class: 'deny', id: 'stop-agent', onclick: () => {
     if (!ctx.conn.send('stop_agent', {agentId})) ctx.toast('Not connected.', 'error');
   }}, 'Stop');
@@ -62,7 +91,7 @@ export function conversationView(main, params, ctx) {
     h('div', {class: 'view-head'},
       h('a', {href: '/', 'data-nav': true, class: 'back', 'aria-label': 'Back to agents'}, '‹'),
       title, status, stop),
-    h('p', {class: 'agent-meta'}, meta, context),
+    h('p', {class: 'agent-meta'}, meta, context, usage, budget, processState),
     log, requests, form));
   log.append(older);
 
@@ -72,7 +101,61 @@ export function conversationView(main, params, ctx) {
     meta.textContent = `${a.provider || 'claude'} · ${a.model || ''} · ${a.cwd || ''}` +
       (a.currentTool ? ` · tool: ${a.currentTool}` : '');
     context.replaceChildren(contextMeter(a));
+    usage.textContent = usageSummary(a.usage || {});
+    renderBudget(a);
+    processState.textContent = a.isProcessRunning === false
+      ? 'Process released (idle): the next message resumes the session' : '';
+    processState.hidden = a.isProcessRunning !== false;
     stop.disabled = !(a.status === 'working' || a.status === 'waiting_permission');
+  };
+
+  // The agent's own budget and what it has used. A lifetime budget of an agent alone counts its
+  // own usage; a day budget or a team's comes from GET /api/usage, asked again when the team's
+  // turns, the budget or the day change.
+  let asked = '';
+  let fetched = {key: '', used: null};
+  const renderBudget = (a) => {
+    const b = a.budget;
+    const reached = (a.lastError || '').startsWith(BUDGET_ERROR) ? a.lastError : '';
+    budget.hidden = !b && !reached;
+    budget.classList.toggle('over', !!reached);
+    if (!b) {
+      budget.textContent = reached;
+      return;
+    }
+    const team = hasTeam(a) ? teamOf(a) : [a];
+    const perDay = b.period === 'day';
+    const key = JSON.stringify(b) + '|' + team.map((m) => (m.usage && m.usage.turns) || 0).join(',') +
+      '|' + (perDay ? today() : '');
+    let used = null;
+    if (!perDay && team.length === 1) used = a.usage || {};
+    else if (fetched.key === key) used = fetched.used;
+    else if (asked !== key) {
+      asked = key;
+      const byTeam = team.length > 1 || hasTeam(a);
+      api('GET', `/api/usage?groupBy=${byTeam ? 'boss' : 'agent'}${perDay ? '&from=' + today() + '&to=' + today() : ''}`)
+        .then((r) => {
+          const g = ((r && r.groups) || []).find((x) => (byTeam ? x.bossId : x.agentId) === agentId);
+          fetched = {key, used: g || {}};
+          if (asked === key) renderBudget(state.agents.get(agentId) || a);
+        }, () => { /* shown without the figure */ });
+    }
+    const caps = [b.costUsd ? formatUsd(b.costUsd) : '', b.tokens ? `${formatTokens(b.tokens)} tokens` : '']
+      .filter(Boolean).join(' or ');
+    const whose = team.length > 1 ? ` for the team (${team.length} agents)` : '';
+    const period = perDay ? 'per day' : 'in total';
+    if (!used) {
+      budget.replaceChildren(`Budget ${caps} ${period}${whose}`);
+    } else {
+      const use = budgetUse(b, used);
+      const pct = Math.round(100 * use.fraction);
+      budget.replaceChildren(
+        h('meter', {min: 0, max: 1, value: Math.min(use.fraction, 1), low: 0.6, high: 0.8, optimum: 0,
+          'aria-label': 'Budget used'}),
+        ` Budget ${caps} ${period}${whose}: ${use.text} used${perDay ? ' today' : ''} (${pct}%)`);
+      budget.classList.toggle('over', !!reached || use.fraction >= 1);
+    }
+    if (reached) budget.append(h('span', {class: 'error budget-reached'}, ' ' + reached));
   };
   renderHead();
 

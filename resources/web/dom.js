@@ -53,8 +53,14 @@ export function formatTime(ms) {
 export function formatTokens(n) {
   if (!n) return '0';
   if (n >= 1e6) return (n / 1e6).toFixed(1) + 'M';
-  if (n >= 1e3) return Math.round(n / 1e3) + 'k';
+  if (n >= 1e4) return Math.round(n / 1e3) + 'k';
+  if (n >= 1e3) return (n / 1e3).toFixed(1) + 'k';
   return String(n);
+}
+
+export function formatUsd(usd) {
+  if (!usd) return '$0';
+  return '$' + usd.toFixed(usd >= 1 ? 2 : usd >= 0.01 ? 3 : 4);
 }
 
 // A tool use in one line: the command, the file, or the input's first string.

@@ -2,7 +2,7 @@
 // the connection screen. A view is view(main, params, ctx) -> cleanup function.
 
 import {api} from './api.js';
-import {clear, clip, formatTime, formatTokens, h, toolSummary} from './dom.js';
+import {clear, clip, formatTime, formatTokens, formatUsd, h, toolSummary} from './dom.js';
 import {runningTasks, state, subscribe} from './store.js';
 
 const STATUS_LABEL = {
@@ -21,6 +21,59 @@ export function contextMeter(agent) {
     h('meter', {min: 0, max: limit || 1, value: Math.min(used, limit || 1), low: (limit || 1) * 0.6,
       high: (limit || 1) * 0.85, optimum: 0, 'aria-label': 'Context used'}),
     h('span', {class: 'muted'}, limit ? `${formatTokens(used)} / ${formatTokens(limit)} (${pct}%)` : 'context —'));
+}
+
+// --- Usage and budgets (issue 16) ------------------------------------------------------------
+
+// Every lastError a reached budget sets starts so (the service clears it when the budget allows).
+export const BUDGET_ERROR = 'Budget reached: ';
+const NEAR = 0.8;
+
+export function hasTeam(a) {
+  return !!a.isBoss || (a.subordinateIds || []).length > 0;
+}
+
+// What a budget counts as tokens: input + output (cache reads are not counted).
+const budgetTokens = (u) => (u.inputTokens || 0) + (u.outputTokens || 0);
+
+// "$0.12 · 12.3k tok" (Codex reports no cost: tokens only).
+export function usageText(a) {
+  const u = a.usage || {};
+  if (!u.turns) return 'no turns yet';
+  const tokens = `${formatTokens(budgetTokens(u))} tok`;
+  return u.costUsd || (a.provider || 'claude') === 'claude' ? `${formatUsd(u.costUsd)} · ${tokens}` : tokens;
+}
+
+// How much of `budget` the usage object `used` takes: {fraction, text}; the larger of its caps.
+export function budgetUse(budget, used) {
+  const parts = [];
+  let fraction = 0;
+  if (budget.costUsd) {
+    fraction = Math.max(fraction, (used.costUsd || 0) / budget.costUsd);
+    parts.push(`${formatUsd(used.costUsd)} of ${formatUsd(budget.costUsd)}`);
+  }
+  if (budget.tokens) {
+    fraction = Math.max(fraction, budgetTokens(used) / budget.tokens);
+    parts.push(`${formatTokens(budgetTokens(used))} of ${formatTokens(budget.tokens)} tokens`);
+  }
+  return {fraction, text: parts.join(', ')};
+}
+
+// 'over' | 'near' | '': a reached budget (the service's lastError, over the agent or its team),
+// else what the agent's own usage shows of its own lifetime budget (day and team budgets need
+// GET /api/usage: the conversation shows them).
+export function budgetLevel(a) {
+  if ((a.lastError || '').startsWith(BUDGET_ERROR)) return 'over';
+  if (!a.budget || a.budget.period !== 'total' || hasTeam(a)) return '';
+  const {fraction} = budgetUse(a.budget, a.usage || {});
+  return fraction >= 1 ? 'over' : fraction >= NEAR ? 'near' : '';
+}
+
+export function usageLine(a) {
+  const level = budgetLevel(a);
+  return h('span', {class: 'usage muted'}, usageText(a),
+    level === 'over' ? h('span', {class: 'badge budget-over'}, 'Budget reached')
+      : level === 'near' ? h('span', {class: 'badge budget-near'}, 'Budget ≥ 80%') : null);
 }
 
 // --- Agents -------------------------------------------------------------------------------
@@ -60,14 +113,15 @@ export function agentsView(main) {
 function agentRow(a) {
   const doing = a.currentTool ? `Tool: ${a.currentTool}` : a.currentTask ? clip(a.currentTask, 140)
     : a.taskLabel || (a.lastError && a.status === 'error' ? clip(a.lastError, 140) : '');
-  return h('li', {class: 'agent', dataset: {id: a.id, status: a.status}},
+  const level = budgetLevel(a);
+  return h('li', {class: 'agent', dataset: {id: a.id, status: a.status, ...(level && {budget: level})}},
     h('a', {href: '/agents/' + encodeURIComponent(a.id), 'data-nav': true, class: 'agent-link'},
       h('span', {class: 'agent-top'},
         h('strong', {class: 'agent-name'}, a.name),
         statusBadge(a.status),
         h('span', {class: 'provider'}, `${a.provider || 'claude'} · ${a.model || ''}`)),
       doing ? h('span', {class: 'doing'}, doing) : null,
-      contextMeter(a)));
+      h('span', {class: 'agent-foot'}, contextMeter(a), usageLine(a))));
 }
 
 // --- Permission requests --------------------------------------------------------------------
