@@ -2,8 +2,9 @@
 // real sshd on loopback started here (key authentication with keys made here) and the real
 // flotillad binary: URL refusals, REST and WebSocket events through the tunnel, a killed ssh
 // restarted and the session reconnected, a refused key failing without a prompt, ssh stopped on
-// close and on destruction, and a real CLI turn streamed through the tunnel. A machine without
-// sshd fails here (scripts/install-deps.sh installs it): it never skips.
+// close and on destruction, and real CLI turns streamed through the tunnel before and after its
+// ssh is killed. A machine without sshd fails here (scripts/install-deps.sh installs it): it
+// never skips.
 
 #include "core/MonitorSession.h"
 #include "core/SshTunnel.h"
@@ -360,36 +361,93 @@ private Q_SLOTS:
         QVERIFY2(processGone(pid), "ssh still runs after close()");
     }
 
-    void agentTurnStreamsThroughTheTunnel() {
+    // Issue 12: connect, stream an agent's output through the tunnel, kill the tunnel, watch it
+    // reconnect, and the next reply streams through the new ssh into the session's conversation.
+    void agentTurnsStreamThroughTheTunnelAcrossAKilledSsh() {
         AgentRig rig;
         QVERIFY(rig.start());
         MonitorSession s;
         configure(s.tunnel());
+        s.client().setInitialBackoffMs(100);
+        s.client().setMaxBackoffMs(1000);
         QSignalSpy events(&s.client(), &ServiceClient::eventReceived);
         s.open({m_sshd.url(rig.svc->port()), rig.token});
         QTRY_COMPARE_WITH_TIMEOUT(stateName(s.client().state()), QStringLiteral("Connected"),
                                   20000);
+        const TranscriptModel &conversation = s.conversation(rig.agentId);
+        // The output chunks of the agent the session received since `from` (an index in events).
+        const auto chunks = [&](qsizetype from) {
+            QList<QJsonObject> out;
+            for (qsizetype i = from; i < events.size(); ++i) {
+                const QJsonObject chunk = events.at(i).at(1).value<QJsonValue>().toObject();
+                if (events.at(i).at(0).toString() == QLatin1String(m::Output) &&
+                    chunk.value(k::AgentId).toString() == rig.agentId)
+                    out << chunk;
+            }
+            return out;
+        };
+        // The reply the conversation shows, once its turn ended (empty until then).
+        const auto finishedReply = [&](const QString &text) {
+            for (int row = 0; row < conversation.rowCount(); ++row) {
+                const TranscriptEntry &e = conversation.entry(row);
+                if (e.kind == TranscriptEntry::Kind::Assistant && !e.streaming &&
+                    e.text.contains(text))
+                    return e.text;
+            }
+            return QString();
+        };
+        const auto send = [&](const QString &message) {
+            return waitReply([&](auto cb) { s.sendMessage(rig.agentId, message, cb); }).status;
+        };
 
         rig.mock.queueText(QStringLiteral("Streamed over ssh."), 4);
-        const auto sent = waitReply([&](auto cb) {
-            s.client().post(QStringLiteral("/api/agents/%1/message").arg(rig.agentId),
-                            {{k::Message, QStringLiteral("hello")}}, cb);
-        });
-        QCOMPARE(sent.status, 200);
-        const auto streamed = [&] {
-            QString text;
-            bool final = false;
-            for (const QList<QVariant> &e : events) {
-                const QJsonObject chunk = e.at(1).value<QJsonValue>().toObject();
-                if (e.at(0).toString() != QLatin1String(m::Output) ||
-                    chunk.value(k::AgentId).toString() != rig.agentId)
-                    continue;
-                text += chunk.value(k::Text).toString();
-                final = final || !chunk.value(k::IsStreaming).toBool();
-            }
-            return final ? text : QString();
-        };
-        QTRY_VERIFY_WITH_TIMEOUT(streamed().contains(QStringLiteral("Streamed over ssh.")), 60000);
+        QCOMPARE(send(QStringLiteral("hello")), 200);
+        QTRY_VERIFY_WITH_TIMEOUT(!finishedReply(QStringLiteral("Streamed over ssh.")).isEmpty(),
+                                 60000);
+        QVERIFY(!chunks(0).isEmpty());
+        QVERIFY(!chunks(0).last().value(k::IsStreaming).toBool(true));
+        QTRY_COMPARE_WITH_TIMEOUT(rig.agent().value(k::Status).toString(), QStringLiteral("idle"),
+                                  10000);
+
+        // Kill the tunnel: the WebSocket through it drops, ssh comes back, the session with it.
+        const qint64 pid = s.tunnel().processId();
+        QVERIFY(pid > 0);
+        QSignalSpy tunnelStates(&s.tunnel(), &SshTunnel::stateChanged);
+        QSignalSpy clientStates(&s.client(), &ServiceClient::stateChanged);
+        QCOMPARE(::kill(pid_t(pid), SIGKILL), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(names(tunnelStates).contains(QStringLiteral("Reconnecting")),
+                                 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(name(s.tunnel().state()), QStringLiteral("Up"), 20000);
+        QCOMPARE(names(tunnelStates),
+                 (QStringList{QStringLiteral("Reconnecting"), QStringLiteral("Up")}));
+        QVERIFY(s.tunnel().processId() > 0 && s.tunnel().processId() != pid);
+        QTRY_VERIFY_WITH_TIMEOUT(clientStates.count() >= 2 &&
+                                     s.client().state() ==
+                                         flotilla::client::ConnectionState::Connected,
+                                 20000);
+        QCOMPARE(s.client().endpoint().baseUrl, s.tunnel().localUrl());
+
+        // The next reply streams through the new ssh: several chunks, then the final one, and the
+        // conversation shows it whole after the first.
+        const qsizetype before = events.size();
+        const QString second = QStringLiteral("Second reply, through the restarted tunnel.");
+        rig.mock.queueText(second, 4, 150);
+        QCOMPARE(send(QStringLiteral("again")), 200);
+        QTRY_VERIFY_WITH_TIMEOUT(!finishedReply(second).isEmpty(), 60000);
+        const QList<QJsonObject> after = chunks(before);
+        QString streamed;
+        int deltas = 0;
+        for (const QJsonObject &chunk : after) {
+            if (chunk.value(k::IsStreaming).toBool() && !chunk.value(k::Text).toString().isEmpty())
+                ++deltas;
+            streamed += chunk.value(k::Text).toString();
+        }
+        QVERIFY2(deltas >= 2, qPrintable(QStringLiteral("%1 text chunks").arg(deltas)));
+        QVERIFY(!after.last().value(k::IsStreaming).toBool(true));
+        QCOMPARE(streamed, second);
+        QCOMPARE(finishedReply(second), second);
+        QVERIFY(!finishedReply(QStringLiteral("Streamed over ssh.")).isEmpty());
+        QCOMPARE(name(s.tunnel().state()), QStringLiteral("Up"));
     }
 
     // Last: a newer sshd may hold a refused login against the address for a while.

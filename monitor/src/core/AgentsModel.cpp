@@ -53,6 +53,14 @@ AgentsModel::AgentsModel(QObject *parent)
     : QAbstractTableModel(parent) {
 }
 
+void AgentsModel::setServiceName(const QString &name) {
+    if (name == m_serviceName)
+        return;
+    m_serviceName = name;
+    if (!m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0, Service), index(int(m_rows.size()) - 1, Service));
+}
+
 int AgentsModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : int(m_rows.size());
 }
@@ -130,6 +138,8 @@ QVariant AgentsModel::data(const QModelIndex &index, int role) const {
         const QString task = a.value(k::CurrentTask).toString();
         return task.isEmpty() ? a.value(k::TaskLabel).toString() : task;
     }
+    case Service:
+        return m_serviceName;
     case Usage: { // "$0.0123 · 12k tok", and the budget's mark
         const QString budget = budgetLine(a);
         QString cell = usageCell(a);
@@ -163,6 +173,8 @@ QVariant AgentsModel::headerData(int section, Qt::Orientation orientation, int r
         return tr("Task");
     case Usage:
         return tr("Usage");
+    case Service:
+        return tr("Service");
     default:
         return {};
     }

@@ -16,7 +16,18 @@ class AgentsModel final : public QAbstractTableModel {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(AgentsModel)
 public:
-    enum Column { Name, Class, Provider, Status, CurrentTool, Context, Task, Usage, ColumnCount };
+    enum Column {
+        Name,
+        Class,
+        Provider,
+        Status,
+        CurrentTool,
+        Context,
+        Task,
+        Usage,
+        Service,
+        ColumnCount
+    };
     enum Role {
         AgentIdRole = Qt::UserRole + 1,
         ContextFractionRole, // double 0..1 (contextUsed / contextLimit), for the bar delegate
@@ -27,6 +38,10 @@ public:
     };
 
     explicit AgentsModel(QObject *parent = nullptr);
+
+    // The service's name in the Service column, when one window shows several services.
+    void setServiceName(const QString &name);
+    QString serviceName() const { return m_serviceName; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -48,6 +63,7 @@ public:
 private:
     QList<QJsonObject> m_rows;
     QHash<QString, int> m_rowById;
+    QString m_serviceName;
 };
 
 } // namespace flotilla::monitor

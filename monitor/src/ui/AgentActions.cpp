@@ -11,6 +11,7 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QTableView>
+#include <algorithm>
 
 namespace flotilla::monitor::ui {
 
@@ -49,6 +50,7 @@ AgentActions::AgentActions(MonitorSession &session, AgentsView &view, QWidget *w
                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
                               QStringLiteral("actionSystemPrompt")))
     , m_session(session)
+    , m_resolve([this](const QString &) { return &m_session; })
     , m_view(view)
     , m_window(window) {
     // Del must not fire while the user edits text: the table owns it.
@@ -76,8 +78,13 @@ void AgentActions::updateEnabled() {
 
 QString AgentActions::describe(const QStringList &ids) const {
     QStringList names;
-    for (const QString &id : ids)
-        names << m_session.agents().agent(id).value(QStringLiteral("name")).toString();
+    for (const QString &id : ids) {
+        MonitorSession *s = m_resolve(id);
+        names << (s ? s->agents() : m_session.agents())
+                     .agent(id)
+                     .value(QStringLiteral("name"))
+                     .toString();
+    }
     if (names.size() <= 4)
         return names.join(QStringLiteral(", "));
     return names.mid(0, 3).join(QStringLiteral(", ")) + tr(" and %1 more").arg(names.size() - 3);
@@ -148,10 +155,12 @@ void AgentActions::deleteSelected() {
     connect(box, &QMessageBox::buttonClicked, this, [this, ids, yes](QAbstractButton *b) {
         if (b != yes)
             return;
-        m_session.deleteAgents(ids, [this](const client::RestReply &r) {
-            const QString failed = bulkFailures(r);
-            Q_EMIT status(failed.isEmpty() ? tr("Deleted") : tr("Delete failed: %1").arg(failed));
-        });
+        for (const auto &[session, some] : bySession(ids))
+            session->deleteAgents(some, [this](const client::RestReply &r) {
+                const QString failed = bulkFailures(r);
+                Q_EMIT status(failed.isEmpty() ? tr("Deleted")
+                                               : tr("Delete failed: %1").arg(failed));
+            });
     });
     box->open();
 }
@@ -160,22 +169,39 @@ void AgentActions::stopSelected() {
     const QStringList ids = m_view.selectedAgentIds();
     if (ids.isEmpty())
         return;
-    m_session.stopAgents(ids, [this, ids](const client::RestReply &r) {
-        const QString failed = bulkFailures(r);
-        Q_EMIT status(failed.isEmpty() ? tr("Stopped %1").arg(describe(ids))
-                                       : tr("Stop failed: %1").arg(failed));
-    });
+    for (const auto &[session, some] : bySession(ids))
+        session->stopAgents(some, [this, some = some](const client::RestReply &r) {
+            const QString failed = bulkFailures(r);
+            Q_EMIT status(failed.isEmpty() ? tr("Stopped %1").arg(describe(some))
+                                           : tr("Stop failed: %1").arg(failed));
+        });
 }
 
 void AgentActions::clearSelected() {
     const QStringList ids = m_view.selectedAgentIds();
     if (ids.isEmpty())
         return;
-    m_session.clearContext(ids, [this, ids](const client::RestReply &r) {
-        const QString failed = bulkFailures(r);
-        Q_EMIT status(failed.isEmpty() ? tr("Cleared the context of %1").arg(describe(ids))
-                                       : tr("Clear context failed: %1").arg(failed));
-    });
+    for (const auto &[session, some] : bySession(ids))
+        session->clearContext(some, [this, some = some](const client::RestReply &r) {
+            const QString failed = bulkFailures(r);
+            Q_EMIT status(failed.isEmpty() ? tr("Cleared the context of %1").arg(describe(some))
+                                           : tr("Clear context failed: %1").arg(failed));
+        });
+}
+
+QList<QPair<MonitorSession *, QStringList>> AgentActions::bySession(const QStringList &ids) const {
+    QList<QPair<MonitorSession *, QStringList>> out;
+    for (const QString &id : ids) {
+        MonitorSession *s = m_resolve(id);
+        if (!s)
+            continue;
+        auto it = std::find_if(out.begin(), out.end(), [s](const auto &p) { return p.first == s; });
+        if (it == out.end())
+            out.append({s, {id}});
+        else
+            it->second << id;
+    }
+    return out;
 }
 
 void AgentActions::editSystemPrompt() {

@@ -2,9 +2,14 @@
 // The agent operations of the window as QActions with their shortcuts: create (Ctrl+N), delete
 // with confirmation (Del), stop (Ctrl+.), clear context (Ctrl+Shift+X), and the global system
 // prompt (Ctrl+Shift+P). They act on the agents selected in the AgentsView (multi-selection)
-// through MonitorSession; refusals surface through MonitorSession::actionFailed.
+// through MonitorSession; refusals surface through MonitorSession::actionFailed. With several
+// services in the window, delete, stop and clear context go to each agent's own service (the
+// resolver); new agents and the system prompt are the first service's.
 
+#include <QHash>
 #include <QObject>
+#include <QStringList>
+#include <functional>
 
 class QAction;
 class QWidget;
@@ -22,6 +27,9 @@ class AgentActions final : public QObject {
     Q_DISABLE_COPY_MOVE(AgentActions)
 public:
     AgentActions(MonitorSession &session, AgentsView &view, QWidget *window);
+    // Which service an agent belongs to (nullptr: gone); default: the first service.
+    using Resolver = std::function<MonitorSession *(const QString &agentId)>;
+    void setResolver(Resolver resolver) { m_resolve = std::move(resolver); }
 
     QAction *newAgent;
     QAction *deleteAgents;
@@ -42,8 +50,11 @@ Q_SIGNALS:
 private:
     void updateEnabled();
     QString describe(const QStringList &ids) const; // "agent-1, agent-2 and 3 more"
+    // The selected agents grouped by their service, in selection order.
+    QList<QPair<MonitorSession *, QStringList>> bySession(const QStringList &ids) const;
 
     MonitorSession &m_session;
+    Resolver m_resolve;
     AgentsView &m_view;
     QWidget *m_window;
 };

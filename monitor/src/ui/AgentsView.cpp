@@ -4,6 +4,7 @@
 #include "ui/AgentsProxy.h"
 #include "ui/ContextBarDelegate.h"
 
+#include <QConcatenateTablesProxyModel>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
@@ -14,11 +15,13 @@ namespace flotilla::monitor::ui {
 
 AgentsView::AgentsView(AgentsModel &model, QWidget *parent)
     : QWidget(parent)
-    , m_model(model)
+    , m_models{&model}
+    , m_all(new QConcatenateTablesProxyModel(this))
     , m_proxy(new AgentsProxy(this))
     , m_filter(new QLineEdit(this))
     , m_table(new QTableView(this)) {
-    m_proxy->setSourceModel(&m_model);
+    m_all->addSourceModel(&model);
+    m_proxy->setSourceModel(m_all);
     m_filter->setObjectName(QStringLiteral("agentFilter"));
     m_filter->setPlaceholderText(tr("Filter agents (Ctrl+F): name, class, status, tool, task"));
     m_filter->setClearButtonEnabled(true);
@@ -44,6 +47,7 @@ AgentsView::AgentsView(AgentsModel &model, QWidget *parent)
     m_table->setColumnWidth(AgentsModel::Status, 130);
     m_table->setColumnWidth(AgentsModel::CurrentTool, 90);
     m_table->setColumnWidth(AgentsModel::Context, 120);
+    m_table->setColumnHidden(AgentsModel::Service, true); // one service: nothing to tell apart
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -63,6 +67,35 @@ AgentsView::AgentsView(AgentsModel &model, QWidget *parent)
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &AgentsView::emitCurrent);
 }
 
+void AgentsView::addModel(AgentsModel &model) {
+    if (m_models.contains(&model))
+        return;
+    rememberSelection();
+    m_models.append(&model);
+    m_all->addSourceModel(&model);
+    m_table->setColumnHidden(AgentsModel::Service, false);
+    restoreSelection();
+}
+
+void AgentsView::removeModel(AgentsModel &model) {
+    if (!m_models.contains(&model) || m_models.size() == 1)
+        return;
+    rememberSelection();
+    m_all->removeSourceModel(&model);
+    m_models.removeAll(&model);
+    m_table->setColumnHidden(AgentsModel::Service, m_models.size() == 1);
+    restoreSelection();
+}
+
+QModelIndex AgentsView::proxyIndexOf(const QString &agentId) const {
+    for (AgentsModel *m : m_models) {
+        const int row = m->rowOf(agentId);
+        if (row >= 0)
+            return m_proxy->mapFromSource(m_all->mapFromSource(m->index(row, 0)));
+    }
+    return {};
+}
+
 QStringList AgentsView::selectedAgentIds() const {
     QStringList ids;
     for (const QModelIndex &i : m_table->selectionModel()->selectedRows())
@@ -76,10 +109,7 @@ QString AgentsView::currentAgentId() const {
 }
 
 void AgentsView::selectAgent(const QString &agentId) {
-    const int row = m_model.rowOf(agentId);
-    if (row < 0)
-        return;
-    const QModelIndex i = m_proxy->mapFromSource(m_model.index(row, 0));
+    const QModelIndex i = proxyIndexOf(agentId);
     if (!i.isValid())
         return;
     m_table->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect |
@@ -109,18 +139,14 @@ void AgentsView::rememberSelection() {
 void AgentsView::restoreSelection() {
     QItemSelection selection;
     for (const QString &id : std::as_const(m_savedSelection)) {
-        const int row = m_model.rowOf(id);
-        if (row < 0)
-            continue;
-        const QModelIndex i = m_proxy->mapFromSource(m_model.index(row, 0));
+        const QModelIndex i = proxyIndexOf(id);
         if (i.isValid())
             selection.select(i, i.siblingAtColumn(m_proxy->columnCount() - 1));
     }
     m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
-    const int row = m_model.rowOf(m_savedCurrent);
-    if (row >= 0)
-        m_table->selectionModel()->setCurrentIndex(m_proxy->mapFromSource(m_model.index(row, 0)),
-                                                   QItemSelectionModel::NoUpdate);
+    const QModelIndex current = proxyIndexOf(m_savedCurrent);
+    if (current.isValid())
+        m_table->selectionModel()->setCurrentIndex(current, QItemSelectionModel::NoUpdate);
     emitCurrent();
 }
 

@@ -1,12 +1,16 @@
 #pragma once
-// The agents table: filter box + QTableView over AgentsProxy over AgentsModel, the context bar
-// delegate, multi-selection. Selection is tracked by agent id, so it survives resorting,
-// filtering and a model reset (should one ever happen on resync).
+// The agents table: filter box + QTableView over AgentsProxy over the AgentsModels of every
+// service the window shows (concatenated; a Service column once there are several), the context
+// bar delegate, multi-selection. Selection is tracked by agent id (unique across services), so it
+// survives resorting, filtering, a service added or removed and a model reset.
 
+#include <QList>
 #include <QStringList>
 #include <QWidget>
 
+class QConcatenateTablesProxyModel;
 class QLineEdit;
+class QModelIndex;
 class QTableView;
 
 namespace flotilla::monitor {
@@ -22,6 +26,10 @@ class AgentsView final : public QWidget {
     Q_DISABLE_COPY_MOVE(AgentsView)
 public:
     explicit AgentsView(AgentsModel &model, QWidget *parent = nullptr);
+
+    // Another service's agents beside the first one's; removed before the model goes.
+    void addModel(AgentsModel &model);
+    void removeModel(AgentsModel &model);
 
     QStringList selectedAgentIds() const;
     QString currentAgentId() const;
@@ -42,8 +50,10 @@ private:
     void rememberSelection();
     void restoreSelection();
     void emitCurrent();
+    QModelIndex proxyIndexOf(const QString &agentId) const; // invalid if not shown
 
-    AgentsModel &m_model;
+    QList<AgentsModel *> m_models;
+    QConcatenateTablesProxyModel *m_all;
     AgentsProxy *m_proxy;
     QLineEdit *m_filter;
     QTableView *m_table;

@@ -125,9 +125,6 @@ ChangesPanel::ChangesPanel(MonitorSession &session, QWidget *parent)
     layout->addWidget(m_result);
 
     connect(m_refresh, &QPushButton::clicked, this, &ChangesPanel::refresh);
-    auto *f5 = new QShortcut(QKeySequence::Refresh, this);
-    f5->setContext(Qt::WidgetWithChildrenShortcut);
-    connect(f5, &QShortcut::activated, this, &ChangesPanel::refresh);
     connect(m_files, &QListWidget::currentRowChanged, this, &ChangesPanel::showFile);
     connect(m_view, &QTextEdit::cursorPositionChanged, this, &ChangesPanel::updateCommentTarget);
     connect(m_commentEdit, &QLineEdit::returnPressed, this, [this] {

@@ -9,6 +9,7 @@
 #include "ui/ConnectDialog.h"
 #include "ui/ConnectionStatusLabel.h"
 #include "ui/CredentialStore.h"
+#include "ui/ExtraServices.h"
 #include "ui/InboxPanel.h"
 #include "ui/NotificationsPanel.h"
 #include "ui/PermissionPrompter.h"
@@ -26,6 +27,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 
@@ -47,6 +49,7 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     , m_credentials(credentials)
     , m_agents(new AgentsView(session.agents(), this))
     , m_pane(new AgentPane(session, this))
+    , m_panes(new QStackedWidget(this))
     , m_split(new QSplitter(Qt::Horizontal, this))
     , m_tasks(new TasksPanel(session, this))
     , m_notifications(new NotificationsPanel(session, this))
@@ -62,7 +65,8 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     setWindowTitle(tr("Flotilla monitor"));
     m_split->setObjectName(QStringLiteral("mainSplitter"));
     m_split->addWidget(m_agents);
-    m_split->addWidget(m_pane);
+    m_panes->addWidget(m_pane);
+    m_split->addWidget(m_panes);
     m_split->setStretchFactor(0, 3);
     m_split->setStretchFactor(1, 2);
     m_split->setChildrenCollapsible(false);
@@ -83,8 +87,12 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     m_counts->setObjectName(QStringLiteral("agentCounts"));
     statusBar()->addPermanentWidget(m_counts);
     statusBar()->addPermanentWidget(m_connection);
+    m_extra = std::make_unique<ExtraServices>(
+        ExtraServices::Deps{*m_agents, *m_panes, *m_inbox, *m_tray, *statusBar(), m_credentials});
+    connect(m_extra.get(), &ExtraServices::changed, this, &MainWindow::updateCounts);
+    m_actions->setResolver([this](const QString &id) { return sessionOf(id); });
 
-    connect(m_agents, &AgentsView::currentAgentChanged, m_pane, &AgentPane::setAgent);
+    connect(m_agents, &AgentsView::currentAgentChanged, this, &MainWindow::showAgent);
     connect(m_agents, &AgentsView::currentAgentChanged, m_boss, &BossPanel::setCurrentAgent);
     connect(m_boss, &BossPanel::agentActivated, m_agents, &AgentsView::selectAgent);
     connect(m_notifications, &NotificationsPanel::agentActivated, m_agents,
@@ -111,7 +119,7 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
         m_tray->notifyText(item.title, item.detail);
     });
     connect(m_agents, &AgentsView::currentAgentChanged, this,
-            [this](const QString &id) { m_inbox->markSeen(&m_session, id); });
+            [this](const QString &id) { m_inbox->markSeen(sessionOf(id), id); });
     connect(m_inboxPanel, &InboxPanel::agentActivated, this,
             [this](MonitorSession *, const QString &id) { m_agents->selectAgent(id); });
     connect(&m_session, &MonitorSession::permissionRequested, m_tray,
@@ -123,7 +131,7 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
             m_session.agents().rowOf(m_restoreAgent) >= 0)
             m_agents->selectAgent(m_restoreAgent);
         m_restoreAgent.clear(); // the first snapshot only: later ones keep the user's choice
-        m_pane->setAgent(m_agents->currentAgentId());
+        showAgent(m_agents->currentAgentId());
         updateCounts();
     });
     AgentsModel &agents = m_session.agents();
@@ -133,10 +141,42 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
 
     buildMenus();
     restoreLayout();
+    m_extra->restore();
     updateCounts();
 }
 
 MainWindow::~MainWindow() = default;
+
+MonitorSession *MainWindow::sessionOf(const QString &agentId) const {
+    MonitorSession *extra = m_extra->sessionOf(agentId);
+    return extra ? extra : &m_session;
+}
+
+AgentPane *MainWindow::agentPane() const {
+    return static_cast<AgentPane *>(m_panes->currentWidget());
+}
+
+void MainWindow::showAgent(const QString &agentId) {
+    MonitorSession *session = sessionOf(agentId);
+    AgentPane *pane = session == &m_session ? m_pane : m_extra->paneOf(session);
+    if (!pane)
+        pane = m_pane;
+    if (pane != agentPane())
+        agentPane()->setAgent({}); // the other service's pane lets go of its agent
+    m_panes->setCurrentWidget(pane);
+    pane->setAgent(agentId);
+}
+
+void MainWindow::showAddServiceDialog() {
+    auto *dialog = new ConnectDialog(m_credentials, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Add a service to this window"));
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        if (!m_extra->add(dialog->endpoint(), dialog->profile().name))
+            statusBar()->showMessage(tr("That service is shown already"), 8000);
+    });
+    dialog->open();
+}
 
 QDockWidget *MainWindow::addDock(QWidget *content, const QString &title, const QString &name) {
     auto *dock = new QDockWidget(title, this);
@@ -173,6 +213,18 @@ void MainWindow::buildMenus() {
     add(file, tr("&Disconnect"), QKeySequence(), QStringLiteral("actionDisconnect"),
         [this] { m_session.close(); });
     file->addSeparator();
+    add(file, tr("&Add service to this window..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A),
+        QStringLiteral("actionAddService"), [this] { showAddServiceDialog(); });
+    add(file, tr("Re&move the selected agent's service"), QKeySequence(),
+        QStringLiteral("actionRemoveService"), [this] {
+            MonitorSession *s = m_extra->sessionOf(m_agents->currentAgentId());
+            if (s)
+                m_extra->remove(s);
+            else
+                statusBar()->showMessage(
+                    tr("Select an agent of an added service (the first one stays)"), 8000);
+        });
+    file->addSeparator();
     add(file, tr("&Quit"), QKeySequence::Quit, QStringLiteral("actionQuit"), [this] { close(); });
 
     QMenu *agents = menuBar()->addMenu(tr("&Agents"));
@@ -191,19 +243,19 @@ void MainWindow::buildMenus() {
     // the conversation while that has the focus, else it filters the agents.
     add(view, tr("&Find: filter agents, or in the conversation"), QKeySequence::Find,
         QStringLiteral("actionFilter"), [this] {
-            if (m_pane->conversationHasFocus())
-                m_pane->openFind();
+            if (agentPane()->conversationHasFocus())
+                agentPane()->openFind();
             else
                 m_agents->focusFilter();
         });
     add(view, tr("Agents &table"), QKeySequence(Qt::CTRL | Qt::Key_1),
         QStringLiteral("actionFocusTable"), [this] { m_agents->table()->setFocus(); });
     add(view, tr("&Message box"), QKeySequence(Qt::CTRL | Qt::Key_L),
-        QStringLiteral("actionFocusMessage"), [this] { m_pane->focusMessage(); });
+        QStringLiteral("actionFocusMessage"), [this] { agentPane()->focusMessage(); });
     add(view, tr("&Search history"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
-        QStringLiteral("actionSearchHistory"), [this] { m_pane->focusSearch(); });
+        QStringLiteral("actionSearchHistory"), [this] { agentPane()->focusSearch(); });
     add(view, tr("&Older history"), QKeySequence(Qt::CTRL | Qt::Key_Home),
-        QStringLiteral("actionOlderHistory"), [this] { m_pane->loadOlder(); });
+        QStringLiteral("actionOlderHistory"), [this] { agentPane()->loadOlder(); });
     add(view, tr("&Kill selected task"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
         QStringLiteral("actionKillTask"), [this] { m_tasks->killCurrent(); });
     add(view, tr("&Inbox (then G grant, D deny, A/P always, J/K move)"), QKeySequence(Qt::Key_F7),
@@ -265,17 +317,26 @@ void MainWindow::showConnectDialog() {
 }
 
 void MainWindow::updateCounts() {
-    const AgentsModel &agents = m_session.agents();
+    QList<MonitorSession *> sessions{&m_session};
+    if (m_extra)
+        sessions << m_extra->sessions();
+    int total = 0;
     int working = 0;
     int waiting = 0;
     int failed = 0;
-    for (int row = 0; row < agents.rowCount(); ++row) {
-        const QString s = agents.index(row, AgentsModel::Status).data().toString();
-        working += s == QLatin1String("working");
-        waiting += s == QLatin1String("waiting_permission");
-        failed += s == QLatin1String("error");
+    for (MonitorSession *session : std::as_const(sessions)) {
+        const AgentsModel &agents = session->agents();
+        total += agents.rowCount();
+        for (int row = 0; row < agents.rowCount(); ++row) {
+            const QString s = agents.index(row, AgentsModel::Status).data().toString();
+            working += s == QLatin1String("working");
+            waiting += s == QLatin1String("waiting_permission");
+            failed += s == QLatin1String("error");
+        }
     }
-    QString text = tr("%n agent(s), %1 working", nullptr, agents.rowCount()).arg(working);
+    QString text = tr("%n agent(s), %1 working", nullptr, total).arg(working);
+    if (sessions.size() > 1)
+        text += tr(" on %1 services").arg(sessions.size());
     if (waiting > 0)
         text += tr(", %1 waiting for permission").arg(waiting);
     if (failed > 0)

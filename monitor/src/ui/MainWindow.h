@@ -7,10 +7,12 @@
 #include "client/ServiceClient.h"
 
 #include <QMainWindow>
+#include <memory>
 
 class QDockWidget;
 class QLabel;
 class QSplitter;
+class QStackedWidget;
 
 namespace flotilla::monitor {
 class InboxModel;
@@ -25,6 +27,7 @@ class AgentsView;
 class BossPanel;
 class ConnectionStatusLabel;
 class CredentialStore;
+class ExtraServices;
 class InboxPanel;
 class NotificationsPanel;
 class PermissionPrompter;
@@ -43,7 +46,11 @@ public:
     void saveLayout() const;
 
     AgentsView *agentsView() const { return m_agents; }
-    AgentPane *agentPane() const { return m_pane; }
+    // The pane of the selected agent's service (the first service's when none is selected).
+    AgentPane *agentPane() const;
+    // More services in this window (File > Add service...), and the one an agent belongs to.
+    ExtraServices &extraServices() const { return *m_extra; }
+    MonitorSession *sessionOf(const QString &agentId) const;
     TasksPanel *tasksPanel() const { return m_tasks; }
     BossPanel *bossPanel() const { return m_boss; }
     NotificationsPanel *notificationsPanel() const { return m_notifications; }
@@ -62,11 +69,14 @@ private:
     void restoreLayout();
     void updateCounts();
     void showShortcuts();
+    void showAddServiceDialog();
+    void showAgent(const QString &agentId); // in its service's pane
 
     MonitorSession &m_session;
     CredentialStore &m_credentials;
     AgentsView *m_agents;
-    AgentPane *m_pane;
+    AgentPane *m_pane; // the first service's
+    QStackedWidget *m_panes;
     QSplitter *m_split;
     QString m_restoreAgent; // selected when the window last closed; until the first snapshot
     TasksPanel *m_tasks;
@@ -78,6 +88,7 @@ private:
     PermissionPrompter *m_permissions;
     TrayNotifier *m_tray;
     ConnectionStatusLabel *m_connection;
+    std::unique_ptr<ExtraServices> m_extra; // destroyed before the widgets it placed
     QLabel *m_counts;
     QList<QAction *> m_windowActions;
 };
