@@ -10,6 +10,7 @@
 #include "support/BossFixtures.h"
 #include "usage/UsageService.h"
 
+#include <QSignalSpy>
 #include <QTest>
 
 #include <cmath>
@@ -260,6 +261,47 @@ private Q_SLOTS:
 
     // A day budget counts the service's local day: refused at 23:59, accepted after midnight;
     // the report groups by those days.
+    // A day budget reached before midnight holds the queue; the service's own midnight timer
+    // (armed from the injected clock, re-armed while the day has not changed) runs it.
+    void heldQueueRunsAtTheNextDay_data() { addProviderRows(); }
+    void heldQueueRunsAtTheNextDay() {
+        QFETCH(QString, provider);
+        qint64 now = localTime(24, 23, 59, 58);
+        AgentRig rig(provider, [&now](ServerConfig &c) { c.clock = [&now] { return now; }; });
+        QVERIFY(rig.start());
+        const PerTurn per = scriptUsage(rig);
+        HttpResponse r = rig.http.patch(
+            rig.svc->url(QStringLiteral("/api/agents/") + rig.agentId),
+            QJsonObject{{QStringLiteral("budget"),
+                         QJsonObject{{QStringLiteral("tokens"), 2 * (per.input + per.output) - 1},
+                                     {QStringLiteral("period"), QStringLiteral("day")}}}});
+        QCOMPARE(r.status, 200);
+        rig.model().queueText(QStringLiteral("one"));
+        QCOMPARE(rig.send(QStringLiteral("first")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        rig.model().queueText(QStringLiteral("two"), 3, 300);
+        rig.model().queueText(QStringLiteral("three"));
+        QCOMPARE(rig.send(QStringLiteral("second")).status, 200);
+        QCOMPARE(rig.send(QStringLiteral("third")).status, 200); // queued behind "second"
+        QVERIFY(rig.ws->waitFor(QStringLiteral("budget_exceeded"), 1, 60000));
+        QVERIFY(rig.waitStatus(QStringLiteral("idle")));
+        QCOMPARE(rig.svc->app().runtime().heldAgents(), QStringList{rig.agentId});
+        QCOMPARE(rig.send(QStringLiteral("fourth")).status, 409);
+        // The day timer fires (about every 2 s while the clock stays before midnight) and
+        // reconsiders the budgets: still held.
+        QSignalSpy fired(&rig.svc->app().usage(), &UsageService::budgetsChanged);
+        QVERIFY(fired.wait(5000));
+        QCOMPARE(rig.model().requestCount(), 2);
+        QCOMPARE(rig.svc->app().runtime().heldAgents(), QStringList{rig.agentId});
+
+        now = localTime(25, 0, 0, 1); // the next local day: no request, no PATCH
+        QVERIFY(rig.waitTurns(3));
+        QVERIFY(rig.waitStatus(QStringLiteral("idle")));
+        QVERIFY(rig.model().lastUserTextOf(2).endsWith(QStringLiteral("third")));
+        QVERIFY(rig.svc->app().runtime().heldAgents().isEmpty());
+        QCOMPARE(str(rig.agent(), "lastError"), QString());
+    }
+
     void dayBudgetAcrossMidnight() {
         qint64 now = localTime(24, 23, 59);
         AgentRig rig([&now](ServerConfig &c) { c.clock = [&now] { return now; }; });

@@ -1,5 +1,6 @@
 #include "ui/TrayNotifier.h"
 
+#include "core/ToolPresentation.h"
 #include "ui/UiLog.h"
 
 #include <QGuiApplication>
@@ -43,10 +44,13 @@ void TrayNotifier::notify(const QJsonObject &n) {
 void TrayNotifier::notifyPermission(const QJsonObject &r) {
     if (!m_tray || !QSystemTrayIcon::supportsMessages() || m_window->isActiveWindow())
         return;
+    // The agent, and one line of what it wants: the command, the path, the pattern.
+    const QString tool = r.value(QStringLiteral("tool")).toString();
+    const QString what = toolSummary(tool, r.value(QStringLiteral("toolInput")).toObject());
     m_tray->showMessage(
         tr("%1 asks for permission").arg(r.value(QStringLiteral("agentName")).toString()),
-        tr("Tool: %1").arg(r.value(QStringLiteral("tool")).toString()), QSystemTrayIcon::Warning,
-        15000);
+        what.isEmpty() ? tr("Tool: %1").arg(tool) : tr("%1: %2").arg(tool, what),
+        QSystemTrayIcon::Warning, 15000);
 }
 
 void TrayNotifier::notifyText(const QString &title, const QString &message) {
