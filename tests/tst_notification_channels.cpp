@@ -3,11 +3,13 @@
 // checked with the secret, the test route, and secrets never leaving. The outbox (retries,
 // failure after the last attempt, a full outbox, SIGKILL) is tst_notification_outbox.
 
+#include "notify/Deliverer.h"
 #include "support/NotifyFixture.h"
 
 #include <QLoggingCategory>
 #include <QMessageAuthenticationCode>
 #include <QNetworkReply>
+#include <QSet>
 #include <QTest>
 
 using namespace flotilla;
@@ -392,6 +394,37 @@ private Q_SLOTS:
         expectError(m_rig->http.post(
                         m_rig->url(QStringLiteral("/api/notification-channels/nope/test")), {}),
                     404, QStringLiteral("not_found"));
+    }
+
+    // The documented retry policy: the wait after attempt n is drawn from [d/2, d] with d = 1 s
+    // doubled n - 1 times, at most 15 min; the draws spread (jitter), and 30 attempts add up to
+    // about 2.5 to 5 hours.
+    void retryWaitsDoubleWithJitterUpToTheCap() {
+        const NotifyConfig config; // the defaults the service runs with
+        qint64 minTotal = 0;
+        qint64 maxTotal = 0;
+        for (int attempt = 1; attempt < config.maxAttempts; ++attempt) {
+            const qint64 d = qMin(qint64(config.firstRetryMs) << qMin(attempt - 1, 30),
+                                  qint64(config.maxRetryMs));
+            QSet<qint64> seen;
+            for (int i = 0; i < 200; ++i) {
+                const qint64 w = Deliverer::backoffMs(config, attempt);
+                QVERIFY2(w >= d / 2 && w <= d, qPrintable(QStringLiteral("attempt %1: %2 ms not in "
+                                                                         "[%3, %4]")
+                                                              .arg(attempt)
+                                                              .arg(w)
+                                                              .arg(d / 2)
+                                                              .arg(d)));
+                seen.insert(w);
+            }
+            QVERIFY2(seen.size() > 50, qPrintable(QString::number(seen.size()))); // jittered
+            minTotal += d / 2;
+            maxTotal += d;
+        }
+        QCOMPARE(Deliverer::backoffMs(config, 1000) <= config.maxRetryMs, true);
+        // 29 waits before the 30th attempt: 1,023 s doubling, then 19 x 15 min: 2.52 to 5.03 h.
+        QVERIFY2(minTotal >= 9000 * 1000 && maxTotal <= 18200 * 1000,
+                 qPrintable(QStringLiteral("%1 - %2 ms").arg(minTotal).arg(maxTotal)));
     }
 };
 
