@@ -208,7 +208,7 @@ QList<HttpServer::RouteInfo> HttpServer::routes() const {
     QList<RouteInfo> out;
     out.reserve(m_routes.size());
     for (const Route &r : m_routes)
-        out.append({r.method, r.segments.join(QLatin1Char('/'))});
+        out.append({r.method, r.segments.join(QLatin1Char('/')), r.access});
     return out;
 }
 

@@ -70,6 +70,7 @@ public:
     struct RouteInfo {
         Method method;
         QString pattern; // as registered: "/api/agents/:id"
+        Access access = Access::Token;
     };
     // Every registered route, in registration order.
     QList<RouteInfo> routes() const;
