@@ -17,10 +17,10 @@
 // Invariants: every request is answered (asynchronous routes included) within 10 s; never a
 // 5xx but the documented 503 for the missing CLI; no token -> 401 on every route but the open ones
 // (/api/health, the web page and its assets); an agent's token -> success only on the agent routes,
-// for itself, else 403; an error is
-// {"error", "code"} strings; a JSON success body parses. The policy accepts only what an
-// independent QUrl-based check accepts: a Host we serve, our own or a listed Origin, no
-// cross-site fetch without one; and a body exactly when its media type is application/json.
+// for itself, else 403; an error is {"error", "code"} strings; a JSON success body parses. The
+// policy accepts only what an independent QUrl-based check accepts: a Host we serve, our own or a
+// listed Origin, no cross-site fetch without one; and a body exactly when its media type is
+// application/json.
 
 #include "FuzzSupport.h"
 #include "ServiceGraph.h"
