@@ -3,8 +3,8 @@
 // pinned Claude Code CLI against the mock model. The page is used as a person would on a phone:
 // a wrong token, sign-in, the agents and their filter, a conversation streamed delta by delta
 // with hostile markdown that must stay inert, a permission request granted from the inbox (once,
-// then remembered as a rule), an agent's usage and budget after a real turn, a notification, an
-// exec task killed, and the clear screens after a service restart and a rotated token.
+// then remembered as a rule), a notification, an exec task killed, and the clear screens after a
+// service restart and a rotated token. Usage and budgets on the page: tst_web_usage.
 // Screenshots (phone 360 px, desktop 1280 px) go to <build>/screenshots.
 
 #include "support/AgentRig.h"
@@ -23,20 +23,7 @@ using namespace flotilla;
 using namespace flotilla::test;
 
 namespace {
-
 const QByteArray kToken = QByteArrayLiteral("browser-suite-token-5f1c");
-constexpr int kPhoneWidth = 360;
-constexpr int kPhoneHeight = 740;
-constexpr int kDesktopWidth = 1280;
-constexpr int kDesktopHeight = 820;
-
-QJsonObject args(std::initializer_list<QPair<QString, QJsonValue>> pairs) {
-    QJsonObject o;
-    for (const auto &p : pairs)
-        o.insert(p.first, p.second);
-    return o;
-}
-
 } // namespace
 
 class TestWebBrowser : public QObject {
@@ -47,75 +34,6 @@ class TestWebBrowser : public QObject {
     QString m_otherId;
     QNetworkAccessManager m_nam;
 
-    bool run(const QString &cmd, const QJsonObject &a = {}, QJsonValue *value = nullptr) {
-        return m_browser.run(cmd, a, value);
-    }
-    // Waits until `js` (a function body) returns something truthy; that value in *value.
-    bool waitJs(const QString &js, int timeoutS = 20, QJsonValue *value = nullptr) {
-        return m_browser.run(
-            QStringLiteral("wait_js"),
-            args({{QStringLiteral("js"), js}, {QStringLiteral("timeout"), timeoutS}}), value,
-            (timeoutS + 30) * 1000);
-    }
-    QJsonValue eval(const QString &js) {
-        QJsonValue v;
-        if (!m_browser.run(QStringLiteral("eval"), args({{QStringLiteral("js"), js}}), &v))
-            qWarning().noquote() << "eval failed:" << m_browser.lastError();
-        return v;
-    }
-    bool screenshot(const QString &name) {
-        return run(QStringLiteral("screenshot"), args({{QStringLiteral("name"), name}}));
-    }
-    bool phone() {
-        return run(QStringLiteral("viewport"), args({{QStringLiteral("width"), kPhoneWidth},
-                                                     {QStringLiteral("height"), kPhoneHeight},
-                                                     {QStringLiteral("mobile"), true}}));
-    }
-    bool desktop() {
-        return run(QStringLiteral("viewport"), args({{QStringLiteral("width"), kDesktopWidth},
-                                                     {QStringLiteral("height"), kDesktopHeight}}));
-    }
-    bool clickNav(const QString &section) {
-        return run(QStringLiteral("click"),
-                   args({{QStringLiteral("css"),
-                          QStringLiteral("nav a[data-section=\"%1\"]").arg(section)}}));
-    }
-    bool typeInto(const QString &css, const QString &text, bool clear = false) {
-        return run(QStringLiteral("type"), args({{QStringLiteral("css"), css},
-                                                 {QStringLiteral("text"), text},
-                                                 {QStringLiteral("clear"), clear}}));
-    }
-    // The sign-in screen's error once it shows; empty if it never does.
-    QString signInError(int timeoutS) {
-        QJsonValue shown;
-        if (!waitJs(QStringLiteral("const e = document.getElementById('signin-error');"
-                                   "return e && !e.hidden && e.textContent"),
-                    timeoutS, &shown))
-            return {};
-        return shown.toString();
-    }
-    qint64 usageNumber(const char *key) {
-        return qint64(m_rig->agent()
-                          .value(QStringLiteral("usage"))
-                          .toObject()
-                          .value(QLatin1String(key))
-                          .toDouble());
-    }
-    // As the page writes token counts and dollars (dom.js formatTokens, formatUsd).
-    static QString compact(qint64 n) {
-        if (n >= 1'000'000)
-            return QString::number(double(n) / 1e6, 'f', 1) + QLatin1Char('M');
-        if (n >= 10'000)
-            return QString::number(qRound64(double(n) / 1e3)) + QLatin1Char('k');
-        if (n >= 1'000)
-            return QString::number(double(n) / 1e3, 'f', 1) + QLatin1Char('k');
-        return QString::number(n);
-    }
-    static QString formatUsd(double usd) {
-        if (usd == 0)
-            return QStringLiteral("$0");
-        return QLatin1Char('$') + QString::number(usd, 'f', usd >= 1 ? 2 : usd >= 0.01 ? 3 : 4);
-    }
     QJsonArray rules() {
         return m_rig->http.get(m_rig->svc->url(QStringLiteral("/api/permission-rules")))
             .object()
@@ -140,7 +58,7 @@ private Q_SLOTS:
 
     void cleanupTestCase() {
         QJsonValue logs;
-        if (run(QStringLiteral("logs"), {}, &logs)) {
+        if (m_browser.run(QStringLiteral("logs"), {}, &logs)) {
             for (const QJsonValue &line : logs.toArray()) {
                 // The page logs nothing itself; a CSP violation or an exception would show here.
                 QVERIFY2(!line.toString().contains(QLatin1String("Content Security Policy")),
@@ -153,30 +71,34 @@ private Q_SLOTS:
     }
 
     void wrongTokenShowsTheSignInError() {
-        QVERIFY2(run(QStringLiteral("open"), args({{QStringLiteral("path"), QStringLiteral("/")},
-                                                   {QStringLiteral("width"), kPhoneWidth},
-                                                   {QStringLiteral("height"), kPhoneHeight},
-                                                   {QStringLiteral("mobile"), true},
-                                                   {QStringLiteral("clearStorage"), true}})),
+        QVERIFY2(m_browser.run(QStringLiteral("open"),
+                               args({{QStringLiteral("path"), QStringLiteral("/")},
+                                     {QStringLiteral("width"), Browser::kPhoneWidth},
+                                     {QStringLiteral("height"), Browser::kPhoneHeight},
+                                     {QStringLiteral("mobile"), true},
+                                     {QStringLiteral("clearStorage"), true}})),
                  qPrintable(m_browser.lastError()));
-        QVERIFY2(waitJs(QStringLiteral("return document.getElementById('signin-form')")),
+        QVERIFY2(m_browser.waitJs(QStringLiteral("return document.getElementById('signin-form')")),
                  qPrintable(m_browser.lastError()));
-        QVERIFY(typeInto(QStringLiteral("#token"), QStringLiteral("not-the-token\n")));
-        const QString shown = signInError(10);
+        QVERIFY(m_browser.typeInto(QStringLiteral("#token"), QStringLiteral("not-the-token\n")));
+        const QString shown = m_browser.signInError(10);
         QVERIFY2(shown.startsWith(QLatin1String("Wrong token")), qPrintable(shown));
-        QVERIFY(eval(QStringLiteral("return localStorage.getItem('flotilla.token')")).isNull());
-        QVERIFY(screenshot(QStringLiteral("phone-signin-wrong-token")));
+        QVERIFY(m_browser.eval(QStringLiteral("return localStorage.getItem('flotilla.token')"))
+                    .isNull());
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-signin-wrong-token")));
     }
 
     void signInShowsTheAgents() {
-        QVERIFY(typeInto(QStringLiteral("#token"), QString::fromLatin1(kToken + "\n"), true));
-        QVERIFY2(waitJs(QStringLiteral(
+        QVERIFY(
+            m_browser.typeInto(QStringLiteral("#token"), QString::fromLatin1(kToken + "\n"), true));
+        QVERIFY2(m_browser.waitJs(QStringLiteral(
                      "return document.querySelectorAll('#agent-list li.agent').length === 2")),
                  qPrintable(m_browser.lastError()));
-        QCOMPARE(eval(QStringLiteral("return localStorage.getItem('flotilla.token')")).toString(),
+        QCOMPARE(m_browser.eval(QStringLiteral("return localStorage.getItem('flotilla.token')"))
+                     .toString(),
                  QString::fromLatin1(kToken));
         const QString text =
-            eval(QStringLiteral("return document.getElementById('agent-list').innerText"))
+            m_browser.eval(QStringLiteral("return document.getElementById('agent-list').innerText"))
                 .toString();
         QVERIFY2(text.contains(QLatin1String("agent-1")) &&
                      text.contains(QLatin1String("reviewer")),
@@ -184,18 +106,18 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QLatin1String("Idle")) && text.contains(QLatin1String("claude")),
                  qPrintable(text));
         // The filter.
-        QVERIFY(typeInto(QStringLiteral("#agent-filter"), QStringLiteral("review")));
-        QVERIFY(
-            waitJs(QStringLiteral("const rows = document.querySelectorAll('#agent-list li.agent');"
-                                  "return rows.length === 1 && rows[0].dataset.id === '%1'")
-                       .arg(m_otherId)));
-        QVERIFY(typeInto(QStringLiteral("#agent-filter"), QStringLiteral(" "), true));
-        QVERIFY(waitJs(QStringLiteral(
+        QVERIFY(m_browser.typeInto(QStringLiteral("#agent-filter"), QStringLiteral("review")));
+        QVERIFY(m_browser.waitJs(
+            QStringLiteral("const rows = document.querySelectorAll('#agent-list li.agent');"
+                           "return rows.length === 1 && rows[0].dataset.id === '%1'")
+                .arg(m_otherId)));
+        QVERIFY(m_browser.typeInto(QStringLiteral("#agent-filter"), QStringLiteral(" "), true));
+        QVERIFY(m_browser.waitJs(QStringLiteral(
             "return document.querySelectorAll('#agent-list li.agent').length === 2")));
-        QVERIFY(screenshot(QStringLiteral("phone-agents")));
-        QVERIFY(desktop());
-        QVERIFY(screenshot(QStringLiteral("desktop-agents")));
-        QVERIFY(phone());
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-agents")));
+        QVERIFY(m_browser.desktop());
+        QVERIFY(m_browser.screenshot(QStringLiteral("desktop-agents")));
+        QVERIFY(m_browser.phone());
     }
 
     void conversationStreamsAndStaysInert() {
@@ -211,37 +133,40 @@ private Q_SLOTS:
             QStringLiteral("[the docs](https://example.org/docs). All done."),
         };
         m_rig->mock.queueDeltas(pieces, 150);
-        QVERIFY(
-            run(QStringLiteral("click"),
-                args({{QStringLiteral("css"),
-                       QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(m_rig->agentId)}})));
-        QVERIFY(waitJs(QStringLiteral("return document.getElementById('transcript')")));
+        QVERIFY(m_browser.run(
+            QStringLiteral("click"),
+            args({{QStringLiteral("css"),
+                   QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(m_rig->agentId)}})));
+        QVERIFY(m_browser.waitJs(QStringLiteral("return document.getElementById('transcript')")));
         // Record what the streaming reply shows after each change of the page.
-        QVERIFY(eval(QStringLiteral(
-                         "window.__shown = [];"
-                         "new MutationObserver(() => {"
-                         "  const b = document.querySelector('.msg.assistant.streaming .body');"
-                         "  if (b && b.textContent && window.__shown[window.__shown.length - 1] "
-                         "!== b.textContent)"
-                         "    window.__shown.push(b.textContent);"
-                         "}).observe(document.getElementById('transcript'),"
-                         "  {subtree: true, childList: true, characterData: true});"
-                         "return true"))
+        QVERIFY(m_browser
+                    .eval(QStringLiteral(
+                        "window.__shown = [];"
+                        "new MutationObserver(() => {"
+                        "  const b = document.querySelector('.msg.assistant.streaming .body');"
+                        "  if (b && b.textContent && window.__shown[window.__shown.length - 1] "
+                        "!== b.textContent)"
+                        "    window.__shown.push(b.textContent);"
+                        "}).observe(document.getElementById('transcript'),"
+                        "  {subtree: true, childList: true, characterData: true});"
+                        "return true"))
                     .toBool());
-        QVERIFY(typeInto(QStringLiteral("#message"), QStringLiteral("What is the plan?")));
         QVERIFY(
-            run(QStringLiteral("click"), args({{QStringLiteral("css"), QStringLiteral("#send")}})));
-        QVERIFY2(waitJs(QStringLiteral("const m = [...document.querySelectorAll('.msg.assistant')];"
-                                       "return !document.querySelector('.msg.streaming') &&"
-                                       " m.some((x) => x.textContent.includes('All done.'))"),
-                        90),
+            m_browser.typeInto(QStringLiteral("#message"), QStringLiteral("What is the plan?")));
+        QVERIFY(m_browser.run(QStringLiteral("click"),
+                              args({{QStringLiteral("css"), QStringLiteral("#send")}})));
+        QVERIFY2(m_browser.waitJs(
+                     QStringLiteral("const m = [...document.querySelectorAll('.msg.assistant')];"
+                                    "return !document.querySelector('.msg.streaming') &&"
+                                    " m.some((x) => x.textContent.includes('All done.'))"),
+                     90),
                  qPrintable(m_browser.lastError()));
         QVERIFY(m_rig->waitTurns(1, 30000));
         QCOMPARE(m_rig->mock.lastUserTextOf(0).endsWith(QLatin1String("What is the plan?")), true);
 
         // Streamed: the reply appeared on screen in several steps before it was complete (each
         // step re-rendered as markdown, so an earlier one need not be a prefix of the next).
-        const QJsonArray shown = eval(QStringLiteral("return window.__shown")).toArray();
+        const QJsonArray shown = m_browser.eval(QStringLiteral("return window.__shown")).toArray();
         QVERIFY2(shown.size() >= 3, qPrintable(QString::number(shown.size())));
         QVERIFY2(shown.first().toString().startsWith(QLatin1String("Here is")),
                  QJsonDocument(shown).toJson().constData());
@@ -252,49 +177,57 @@ private Q_SLOTS:
         const QString reply = QStringLiteral("const r = [...document.querySelectorAll("
                                              "'.msg.assistant')].pop();");
         QCOMPARE(
-            eval(reply + QStringLiteral("return r.querySelector('strong').textContent")).toString(),
+            m_browser.eval(reply + QStringLiteral("return r.querySelector('strong').textContent"))
+                .toString(),
             QStringLiteral("the plan"));
         QCOMPARE(
-            eval(reply + QStringLiteral("return r.querySelector('code').textContent")).toString(),
+            m_browser.eval(reply + QStringLiteral("return r.querySelector('code').textContent"))
+                .toString(),
             QStringLiteral("make check"));
-        QCOMPARE(eval(reply + QStringLiteral("return r.querySelectorAll('li').length")).toInt(), 2);
-        QCOMPARE(eval(reply + QStringLiteral("const a = r.querySelectorAll('a');"
+        QCOMPARE(m_browser.eval(reply + QStringLiteral("return r.querySelectorAll('li').length"))
+                     .toInt(),
+                 2);
+        QCOMPARE(
+            m_browser
+                .eval(reply + QStringLiteral("const a = r.querySelectorAll('a');"
                                              "return a.length === 1 && a[0].href + ' ' + a[0].rel"))
-                     .toString(),
-                 QStringLiteral("https://example.org/docs noopener noreferrer nofollow"));
+                .toString(),
+            QStringLiteral("https://example.org/docs noopener noreferrer nofollow"));
         // Inert: no script ran, nothing was parsed as HTML, the javascript: link is only text.
-        QVERIFY(eval(QStringLiteral("return window.__pwned === undefined")).toBool());
-        QCOMPARE(eval(QStringLiteral(
-                          "return document.querySelectorAll('#transcript script, #transcript img,"
-                          " #transcript [onerror], a[href^=\"javascript\" i]').length"))
+        QVERIFY(m_browser.eval(QStringLiteral("return window.__pwned === undefined")).toBool());
+        QCOMPARE(m_browser
+                     .eval(QStringLiteral(
+                         "return document.querySelectorAll('#transcript script, #transcript img,"
+                         " #transcript [onerror], a[href^=\"javascript\" i]').length"))
                      .toInt(),
                  0);
-        const QString text = eval(reply + QStringLiteral("return r.textContent")).toString();
+        const QString text =
+            m_browser.eval(reply + QStringLiteral("return r.textContent")).toString();
         QVERIFY2(text.contains(QLatin1String("<script>window.__pwned = 1</script>")),
                  qPrintable(text));
         QVERIFY2(text.contains(QLatin1String("run me (javascript:window.__pwned=3)")),
                  qPrintable(text));
-        QVERIFY(screenshot(QStringLiteral("phone-conversation")));
-        QVERIFY(desktop());
-        QVERIFY(screenshot(QStringLiteral("desktop-conversation")));
-        QVERIFY(phone());
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-conversation")));
+        QVERIFY(m_browser.desktop());
+        QVERIFY(m_browser.screenshot(QStringLiteral("desktop-conversation")));
+        QVERIFY(m_browser.phone());
     }
 
     void historyIsShownWhenTheConversationOpens() {
         // Reopened, the conversation comes from the history route (the CLI's session file).
-        QVERIFY(clickNav(QStringLiteral("agents")));
-        QVERIFY(
-            run(QStringLiteral("click"),
-                args({{QStringLiteral("css"),
-                       QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(m_rig->agentId)}})));
-        QVERIFY2(waitJs(QStringLiteral(
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        QVERIFY(m_browser.run(
+            QStringLiteral("click"),
+            args({{QStringLiteral("css"),
+                   QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(m_rig->agentId)}})));
+        QVERIFY2(m_browser.waitJs(QStringLiteral(
                      "const t = document.getElementById('transcript');"
                      "return t && t.querySelector('.msg.user') &&"
                      " t.querySelector('.msg.user').textContent.includes('What is the plan?') &&"
                      " [...t.querySelectorAll('.msg.assistant')].some((m) =>"
                      "   m.textContent.includes('All done.'))")),
                  qPrintable(m_browser.lastError()));
-        QVERIFY(eval(QStringLiteral("return window.__pwned === undefined")).toBool());
+        QVERIFY(m_browser.eval(QStringLiteral("return window.__pwned === undefined")).toBool());
     }
 
     void historyPagesOnScrollUp() {
@@ -318,31 +251,34 @@ private Q_SLOTS:
         QCOMPARE(created.status, 201);
         const QString id = created.object().value(QStringLiteral("id")).toString();
 
-        QVERIFY(clickNav(QStringLiteral("agents")));
-        QVERIFY(run(QStringLiteral("click"),
-                    args({{QStringLiteral("css"),
-                           QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(id)}})));
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        QVERIFY(
+            m_browser.run(QStringLiteral("click"),
+                          args({{QStringLiteral("css"),
+                                 QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(id)}})));
         // The newest page first, scrolled to the bottom.
         const QString has =
             QStringLiteral("return [...document.querySelectorAll('#transcript .msg')].some((m) =>"
                            " m.textContent.startsWith('entry e%1'))");
-        QVERIFY2(waitJs(has.arg(99)), qPrintable(m_browser.lastError()));
-        QVERIFY(!eval(has.arg(59)).toBool());
+        QVERIFY2(m_browser.waitJs(has.arg(99)), qPrintable(m_browser.lastError()));
+        QVERIFY(!m_browser.eval(has.arg(59)).toBool());
         // Scrolling up loads the older pages, above what is shown, until the first entry.
         const QString scrollUp =
             QStringLiteral("const t = document.getElementById('transcript');"
                            "t.scrollTop = 0; t.dispatchEvent(new Event('scroll'));"
                            "return true");
-        for (int i = 0; i < 10 && !eval(has.arg(0)).toBool(); ++i) {
-            QVERIFY(eval(scrollUp).toBool());
+        for (int i = 0; i < 10 && !m_browser.eval(has.arg(0)).toBool(); ++i) {
+            QVERIFY(m_browser.eval(scrollUp).toBool());
             QTest::qWait(200);
         }
-        QVERIFY2(waitJs(has.arg(0)), qPrintable(m_browser.lastError()));
-        QVERIFY(waitJs(QStringLiteral("return document.querySelector('#transcript .older')"
-                                      ".textContent === 'Start of the conversation'")));
+        QVERIFY2(m_browser.waitJs(has.arg(0)), qPrintable(m_browser.lastError()));
+        QVERIFY(
+            m_browser.waitJs(QStringLiteral("return document.querySelector('#transcript .older')"
+                                            ".textContent === 'Start of the conversation'")));
         const QJsonArray order =
-            eval(QStringLiteral("return [...document.querySelectorAll('#transcript .msg"
-                                " .body')].map((b) => b.textContent)"))
+            m_browser
+                .eval(QStringLiteral("return [...document.querySelectorAll('#transcript .msg"
+                                     " .body')].map((b) => b.textContent)"))
                 .toArray();
         QCOMPARE(order.size(), 100);
         for (int i = 0; i < 100; ++i)
@@ -353,22 +289,25 @@ private Q_SLOTS:
         m_rig->model().queueCommand(QStringLiteral("touch granted-in-browser.txt"));
         m_rig->model().queueText(QStringLiteral("The file is there."));
         QCOMPARE(m_rig->send(QStringLiteral("Create the marker")).status, 200);
-        QVERIFY(clickNav(QStringLiteral("inbox")));
-        QVERIFY2(waitJs(QStringLiteral("const r = document.querySelector('#request-list .request');"
-                                       "return r && r.textContent.includes("
-                                       "'touch granted-in-browser.txt')"),
-                        60),
+        QVERIFY(m_browser.clickNav(QStringLiteral("inbox")));
+        QVERIFY2(m_browser.waitJs(
+                     QStringLiteral("const r = document.querySelector('#request-list .request');"
+                                    "return r && r.textContent.includes("
+                                    "'touch granted-in-browser.txt')"),
+                     60),
                  qPrintable(m_browser.lastError()));
-        QCOMPARE(eval(QStringLiteral("return document.getElementById('count-inbox').textContent"))
-                     .toString(),
-                 QStringLiteral("1"));
-        QVERIFY(screenshot(QStringLiteral("phone-inbox")));
-        QVERIFY(
-            run(QStringLiteral("click"),
-                args({{QStringLiteral("css"), QStringLiteral("#request-list .request .grant")}})));
+        QCOMPARE(
+            m_browser
+                .eval(QStringLiteral("return document.getElementById('count-inbox').textContent"))
+                .toString(),
+            QStringLiteral("1"));
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-inbox")));
+        QVERIFY(m_browser.run(
+            QStringLiteral("click"),
+            args({{QStringLiteral("css"), QStringLiteral("#request-list .request .grant")}})));
         QTRY_VERIFY_WITH_TIMEOUT(
             QFile::exists(m_rig->cwd + QStringLiteral("/granted-in-browser.txt")), 30000);
-        QVERIFY(waitJs(QStringLiteral(
+        QVERIFY(m_browser.waitJs(QStringLiteral(
             "return document.querySelectorAll('#request-list .request').length === 0 &&"
             " document.getElementById('count-inbox').hidden")));
         QVERIFY(m_rig->waitTurns(2, 30000));
@@ -379,18 +318,18 @@ private Q_SLOTS:
         m_rig->model().queueCommand(QStringLiteral("touch remembered.txt"));
         m_rig->model().queueText(QStringLiteral("Remembered."));
         QCOMPARE(m_rig->send(QStringLiteral("Another marker")).status, 200);
-        QVERIFY2(
-            waitJs(QStringLiteral("const r = document.querySelector('#request-list .request');"
-                                  "return r && r.textContent.includes('touch remembered.txt')"),
-                   60),
-            qPrintable(m_browser.lastError()));
-        QVERIFY(
-            run(QStringLiteral("select"),
-                args({{QStringLiteral("css"), QStringLiteral("#request-list .request .remember")},
-                      {QStringLiteral("value"), QStringLiteral("agent")}})));
-        QVERIFY(
-            run(QStringLiteral("click"),
-                args({{QStringLiteral("css"), QStringLiteral("#request-list .request .grant")}})));
+        QVERIFY2(m_browser.waitJs(
+                     QStringLiteral("const r = document.querySelector('#request-list .request');"
+                                    "return r && r.textContent.includes('touch remembered.txt')"),
+                     60),
+                 qPrintable(m_browser.lastError()));
+        QVERIFY(m_browser.run(
+            QStringLiteral("select"),
+            args({{QStringLiteral("css"), QStringLiteral("#request-list .request .remember")},
+                  {QStringLiteral("value"), QStringLiteral("agent")}})));
+        QVERIFY(m_browser.run(
+            QStringLiteral("click"),
+            args({{QStringLiteral("css"), QStringLiteral("#request-list .request .grant")}})));
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(m_rig->cwd + QStringLiteral("/remembered.txt")),
                                  30000);
         QVERIFY(m_rig->waitTurns(3, 30000));
@@ -404,150 +343,26 @@ private Q_SLOTS:
         QCOMPARE(rule.value(QStringLiteral("source")).toString(), QStringLiteral("remember"));
     }
 
-    void usageAndBudgetShow() {
-        // Issue 16: a real turn's usage (the mock model's scripted usage, as the CLI reports it)
-        // in the agents list and the conversation's header, then a budget with what it used.
-        const qint64 turns = usageNumber("turns") + 1;
-        m_rig->mock.setUsage(1200, 300, 5000);
-        m_rig->model().queueText(QStringLiteral("Counted."));
-        QVERIFY(clickNav(QStringLiteral("agents")));
-        QCOMPARE(m_rig->send(QStringLiteral("Count this turn")).status, 200);
-        QVERIFY(m_rig->waitTurns(4, 30000));
-        QTRY_COMPARE_WITH_TIMEOUT(usageNumber("turns"), turns, 15000);
-        const qint64 input = usageNumber("inputTokens");
-        const qint64 output = usageNumber("outputTokens");
-        const qint64 cacheRead = usageNumber("cacheReadTokens");
-        QVERIFY2(input >= 1200 && output >= 300 && cacheRead >= 5000,
-                 qPrintable(QStringLiteral("%1 %2 %3").arg(input).arg(output).arg(cacheRead)));
-        const double cost = m_rig->agent()
-                                .value(QStringLiteral("usage"))
-                                .toObject()
-                                .value(QStringLiteral("costUsd"))
-                                .toDouble();
-        QVERIFY2(cost > 0, qPrintable(QString::number(cost)));
-
-        // The list: "$cost · tokens tok" (input + output, what a budget counts).
-        const QString row = QStringLiteral("#agent-list li[data-id=\"%1\"]").arg(m_rig->agentId);
-        QVERIFY2(waitJs(QStringLiteral("const u = document.querySelector('%1 .usage');"
-                                       "return u && u.textContent === '%2' + ' · %3 tok' &&"
-                                       " u.textContent")
-                            .arg(row, formatUsd(cost), compact(input + output))),
-                 qPrintable(m_browser.lastError() + QLatin1Char(' ') +
-                            eval(QStringLiteral("return document.querySelector('%1 .usage')"
-                                                ".textContent")
-                                     .arg(row))
-                                .toString()));
-
-        // The header: turns, tokens by kind, cost; no budget yet, the process still there.
-        QVERIFY(run(QStringLiteral("click"),
-                    args({{QStringLiteral("css"), QString(row + QStringLiteral(" a"))}})));
-        QVERIFY2(
-            waitJs(QStringLiteral("const u = document.getElementById('agent-usage');"
-                                  "return u && u.textContent === '%1'")
-                       .arg(QStringLiteral("%1 turn%2 · in %3 · out %4 · cache read %5 · %6")
-                                .arg(QString::number(turns),
-                                     turns == 1 ? QString() : QStringLiteral("s"), compact(input),
-                                     compact(output), compact(cacheRead), formatUsd(cost)))),
-            qPrintable(
-                eval(QStringLiteral("return document.getElementById('agent-usage').textContent"))
-                    .toString()));
-        QVERIFY(eval(QStringLiteral("return document.getElementById('agent-budget').hidden &&"
-                                    " document.getElementById('agent-process').hidden"))
-                    .toBool());
-
-        // A lifetime token budget four times what was used: 25 %, live from agent_updated.
-        const qint64 used = input + output;
-        const QUrl agentUrl = m_rig->svc->url(QStringLiteral("/api/agents/") + m_rig->agentId);
-        QCOMPARE(m_rig->http
-                     .patch(agentUrl,
-                            {{QStringLiteral("budget"),
-                              QJsonObject{{QStringLiteral("tokens"), 4 * used},
-                                          {QStringLiteral("period"), QStringLiteral("total")}}}})
-                     .status,
-                 200);
-        const QString budgetText = QStringLiteral("Budget %1 tokens in total: %2 of %1 tokens used "
-                                                  "(25%)")
-                                       .arg(compact(4 * used), compact(used));
-        QVERIFY2(waitJs(QStringLiteral("const b = document.getElementById('agent-budget');"
-                                       "return !b.hidden && b.textContent.trim() === '%1' &&"
-                                       " b.querySelector('meter').value === 0.25")
-                            .arg(budgetText)),
-                 qPrintable(eval(QStringLiteral("return document.getElementById('agent-budget')"
-                                                ".textContent"))
-                                .toString()));
-        QVERIFY(screenshot(QStringLiteral("phone-conversation-usage")));
-
-        // A day budget on cost: what today used, from GET /api/usage (all four turns are today's).
-        QCOMPARE(
-            m_rig->http
-                .patch(agentUrl, {{QStringLiteral("budget"),
-                                   QJsonObject{{QStringLiteral("costUsd"), 100},
-                                               {QStringLiteral("period"), QStringLiteral("day")}}}})
-                .status,
-            200);
-        QVERIFY2(waitJs(QStringLiteral("return document.getElementById('agent-budget').textContent"
-                                       ".includes('Budget $100.00 per day: %1 of $100.00 used "
-                                       "today')")
-                            .arg(formatUsd(cost))),
-                 qPrintable(eval(QStringLiteral("return document.getElementById('agent-budget')"
-                                                ".textContent"))
-                                .toString()));
-
-        // Lowered under what was used: the list marks the agent.
-        QCOMPARE(m_rig->http
-                     .patch(agentUrl,
-                            {{QStringLiteral("budget"),
-                              QJsonObject{{QStringLiteral("tokens"), used / 2},
-                                          {QStringLiteral("period"), QStringLiteral("total")}}}})
-                     .status,
-                 200);
-        QVERIFY(waitJs(QStringLiteral("const b = document.getElementById('agent-budget');"
-                                      "return b.classList.contains('over') &&"
-                                      " b.textContent.includes('(200%)')")));
-        // A stopped (or idle-released) agent has no process: the header says so.
-        QCOMPARE(m_rig
-                     ->post(QStringLiteral("/api/agents/bulk/stop"),
-                            {{QStringLiteral("agentIds"), QJsonArray{m_rig->agentId}}})
-                     .status,
-                 200);
-        QVERIFY(waitJs(QStringLiteral("const p = document.getElementById('agent-process');"
-                                      "return !p.hidden && p.textContent.startsWith("
-                                      "'Process released (idle)')"),
-                       20));
-        QVERIFY(clickNav(QStringLiteral("agents")));
-        QVERIFY(waitJs(QStringLiteral("const r = document.querySelector('%1');"
-                                      "return r && r.dataset.budget === 'over' &&"
-                                      " r.querySelector('.budget-over').textContent === "
-                                      "'Budget reached'")
-                           .arg(row)));
-        QVERIFY(screenshot(QStringLiteral("phone-agents-usage")));
-        // Cleared, for the rows after this one.
-        QCOMPARE(m_rig->http.patch(agentUrl, {{QStringLiteral("budget"), QJsonValue()}}).status,
-                 200);
-        QVERIFY(
-            waitJs(QStringLiteral("return !document.querySelector('%1').dataset.budget").arg(row)));
-    }
-
     void notificationShowsUp() {
-        QVERIFY(clickNav(QStringLiteral("agents")));
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
         const HttpResponse r = m_rig->post(
             QStringLiteral("/api/notify"),
             {{QStringLiteral("agentId"), m_otherId},
              {QStringLiteral("title"), QStringLiteral("Review finished")},
              {QStringLiteral("message"), QStringLiteral("<b>3 comments</b>, all minor")}});
         QCOMPARE(r.status, 201);
-        QVERIFY2(waitJs(QStringLiteral(
+        QVERIFY2(m_browser.waitJs(QStringLiteral(
                      "const t = [...document.querySelectorAll('.toast')];"
                      "return t.some((x) => x.textContent.includes('Review finished')) &&"
                      " document.getElementById('count-notifications').textContent === '1'")),
                  qPrintable(m_browser.lastError()));
-        QVERIFY(clickNav(QStringLiteral("notifications")));
-        QVERIFY(waitJs(QStringLiteral(
+        QVERIFY(m_browser.clickNav(QStringLiteral("notifications")));
+        QVERIFY(m_browser.waitJs(QStringLiteral(
             "const n = document.querySelector('#notification-list .notification');"
             "return n && n.textContent.includes('Review finished') &&"
             " n.textContent.includes('<b>3 comments</b>, all minor') && !n.querySelector('b') &&"
             " document.getElementById('count-notifications').hidden")));
-        QVERIFY(screenshot(QStringLiteral("phone-notifications")));
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-notifications")));
     }
 
     void killAnExecTask() {
@@ -561,53 +376,57 @@ private Q_SLOTS:
                                       {QStringLiteral("command"),
                                        QStringLiteral("echo started-by-the-test; sleep 60")}})
                 .toJson(QJsonDocument::Compact));
-        QVERIFY(clickNav(QStringLiteral("tasks")));
-        QVERIFY2(waitJs(QStringLiteral(
+        QVERIFY(m_browser.clickNav(QStringLiteral("tasks")));
+        QVERIFY2(m_browser.waitJs(QStringLiteral(
                      "const t = document.querySelector('#task-list .task[data-running=\"1\"]');"
                      "return t && t.querySelector('.task-output').textContent.includes("
                      "'started-by-the-test') &&"
                      " document.getElementById('count-tasks').textContent === '1'")),
                  qPrintable(m_browser.lastError()));
-        QVERIFY(screenshot(QStringLiteral("phone-tasks")));
-        QVERIFY(run(QStringLiteral("click"),
-                    args({{QStringLiteral("css"),
-                           QStringLiteral("#task-list .task[data-running=\"1\"] .kill")}})));
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-tasks")));
+        QVERIFY(
+            m_browser.run(QStringLiteral("click"),
+                          args({{QStringLiteral("css"),
+                                 QStringLiteral("#task-list .task[data-running=\"1\"] .kill")}})));
         QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), 15000);
         const QJsonObject result = QJsonDocument::fromJson(reply->readAll()).object();
         reply->deleteLater();
         QCOMPARE(result.value(QStringLiteral("killed")).toBool(), true);
-        QVERIFY(waitJs(QStringLiteral(
+        QVERIFY(m_browser.waitJs(QStringLiteral(
             "const t = document.querySelector('#task-list .task[data-running=\"0\"]');"
             "return t && t.textContent.includes('Killed') &&"
             " document.getElementById('count-tasks').hidden")));
     }
 
     void restartShowsAClearScreenThenReconnects() {
-        QVERIFY(clickNav(QStringLiteral("agents")));
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
         // The same port again, as a restarted service would have.
         m_rig->svc->config().port = m_rig->svc->port();
         m_rig->ws.reset();
         m_rig->svc->stop();
-        QVERIFY2(waitJs(QStringLiteral("return document.getElementById('connection-screen') &&"
-                                       " !document.getElementById('agent-list')")),
-                 qPrintable(m_browser.lastError()));
-        QVERIFY(screenshot(QStringLiteral("phone-connection-lost")));
+        QVERIFY2(
+            m_browser.waitJs(QStringLiteral("return document.getElementById('connection-screen') &&"
+                                            " !document.getElementById('agent-list')")),
+            qPrintable(m_browser.lastError()));
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-connection-lost")));
         QVERIFY(m_rig->svc->start());
-        QVERIFY2(waitJs(QStringLiteral(
-                            "return document.body.dataset.phase === 'ready' &&"
-                            " document.querySelectorAll('#agent-list li.agent').length === 3"),
-                        30),
-                 qPrintable(m_browser.lastError()));
+        QVERIFY2(
+            m_browser.waitJs(
+                QStringLiteral("return document.body.dataset.phase === 'ready' &&"
+                               " document.querySelectorAll('#agent-list li.agent').length === 3"),
+                30),
+            qPrintable(m_browser.lastError()));
     }
 
     void aRotatedTokenAsksToSignInAgain() {
         m_rig->svc->stop();
         m_rig->svc->config().authToken = QByteArrayLiteral("rotated-token-91aa");
         QVERIFY(m_rig->svc->start());
-        const QString why = signInError(30);
+        const QString why = m_browser.signInError(30);
         QVERIFY2(why.contains(QLatin1String("no longer accepts")), qPrintable(why));
-        QVERIFY(typeInto(QStringLiteral("#token"), QStringLiteral("rotated-token-91aa\n")));
-        QVERIFY(waitJs(QStringLiteral(
+        QVERIFY(
+            m_browser.typeInto(QStringLiteral("#token"), QStringLiteral("rotated-token-91aa\n")));
+        QVERIFY(m_browser.waitJs(QStringLiteral(
             "return document.querySelectorAll('#agent-list li.agent').length === 3")));
     }
 };

@@ -12,6 +12,8 @@ function(flotilla_browser_test name)
     set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS browser)
 endfunction()
 flotilla_browser_test(tst_web_browser)
+# Usage and budgets on the page (issue 16).
+flotilla_browser_test(tst_web_usage)
 # --tls-cert/--tls-key: HTTPS, WSS, origins, agents' plain loopback listener, refusals, and the
 # page in Chromium over TLS.
 flotilla_browser_test(tst_web_tls)

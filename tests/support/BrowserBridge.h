@@ -5,13 +5,23 @@
 // The including target defines FLOTILLA_SYSTEM_PYTHON, FLOTILLA_BROWSER_DRIVER and
 // FLOTILLA_SCREENSHOT_DIR (tests/web_browser_tests.cmake).
 
+#include <QDebug>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QProcess>
 #include <QTest>
 #include <QUrl>
 
 namespace flotilla::test {
+
+// A bridge command's arguments: args({{"css", "#token"}, {"text", "abc"}}).
+inline QJsonObject args(std::initializer_list<QPair<QString, QJsonValue>> pairs) {
+    QJsonObject o;
+    for (const auto &p : pairs)
+        o.insert(p.first, p.second);
+    return o;
+}
 
 class Browser final {
 public:
@@ -51,6 +61,70 @@ public:
         return answer.value(QStringLiteral("ok")).toBool();
     }
     QString lastError() const { return m_error; }
+
+    // --- What the page suites do with it ---
+    static constexpr int kPhoneWidth = 360;
+    static constexpr int kPhoneHeight = 740;
+    static constexpr int kDesktopWidth = 1280;
+    static constexpr int kDesktopHeight = 820;
+
+    // Waits until `js` (a function body) returns something truthy; that value in *value.
+    bool waitJs(const QString &js, int timeoutS = 20, QJsonValue *value = nullptr) {
+        return run(QStringLiteral("wait_js"),
+                   args({{QStringLiteral("js"), js}, {QStringLiteral("timeout"), timeoutS}}), value,
+                   (timeoutS + 30) * 1000);
+    }
+    QJsonValue eval(const QString &js) {
+        QJsonValue v;
+        if (!run(QStringLiteral("eval"), args({{QStringLiteral("js"), js}}), &v))
+            qWarning().noquote() << "eval failed:" << m_error;
+        return v;
+    }
+    bool screenshot(const QString &name) {
+        return run(QStringLiteral("screenshot"), args({{QStringLiteral("name"), name}}));
+    }
+    bool phone() {
+        return run(QStringLiteral("viewport"), args({{QStringLiteral("width"), kPhoneWidth},
+                                                     {QStringLiteral("height"), kPhoneHeight},
+                                                     {QStringLiteral("mobile"), true}}));
+    }
+    bool desktop() {
+        return run(QStringLiteral("viewport"), args({{QStringLiteral("width"), kDesktopWidth},
+                                                     {QStringLiteral("height"), kDesktopHeight}}));
+    }
+    bool clickNav(const QString &section) {
+        return run(QStringLiteral("click"),
+                   args({{QStringLiteral("css"),
+                          QStringLiteral("nav a[data-section=\"%1\"]").arg(section)}}));
+    }
+    bool typeInto(const QString &css, const QString &text, bool clear = false) {
+        return run(QStringLiteral("type"), args({{QStringLiteral("css"), css},
+                                                 {QStringLiteral("text"), text},
+                                                 {QStringLiteral("clear"), clear}}));
+    }
+    // The sign-in screen's error once it shows; empty if it never does.
+    QString signInError(int timeoutS) {
+        QJsonValue shown;
+        if (!waitJs(QStringLiteral("const e = document.getElementById('signin-error');"
+                                   "return e && !e.hidden && e.textContent"),
+                    timeoutS, &shown))
+            return {};
+        return shown.toString();
+    }
+    // Opens the page at phone size with empty storage and signs in with `token`; true once the
+    // agents list shows `agents` rows.
+    bool signIn(const QByteArray &token, int agents) {
+        return run(QStringLiteral("open"), args({{QStringLiteral("path"), QStringLiteral("/")},
+                                                 {QStringLiteral("width"), kPhoneWidth},
+                                                 {QStringLiteral("height"), kPhoneHeight},
+                                                 {QStringLiteral("mobile"), true},
+                                                 {QStringLiteral("clearStorage"), true}})) &&
+               waitJs(QStringLiteral("return document.getElementById('signin-form')")) &&
+               typeInto(QStringLiteral("#token"), QString::fromLatin1(token + '\n')) &&
+               waitJs(QStringLiteral(
+                          "return document.querySelectorAll('#agent-list li.agent').length === %1")
+                          .arg(agents));
+    }
 
     void quit() {
         if (m_process.state() == QProcess::NotRunning)

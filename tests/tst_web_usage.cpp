@@ -1,0 +1,204 @@
+// Usage and budgets on the web page (issue 16) in a real browser: headless Chromium (Selenium,
+// tests/web/browser_driver.py) against the real service in this process, its agent running the
+// pinned Claude Code CLI against the mock model with scripted usage. After a real turn the agents
+// list and the conversation's header show exactly what the service recorded; a lifetime token
+// budget shows its use with a bar, a day budget what today used (GET /api/usage), a budget
+// below what was used marks the agent in the list, and a stopped agent shows its process
+// released. Screenshots go to <build>/screenshots.
+
+#include "support/AgentRig.h"
+#include "support/BrowserBridge.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QTest>
+
+using namespace flotilla;
+using namespace flotilla::test;
+
+namespace {
+const QByteArray kToken = QByteArrayLiteral("usage-suite-token-77ab");
+} // namespace
+
+class TestWebUsage : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<AgentRig> m_rig;
+    Browser m_browser;
+
+    qint64 usageNumber(const char *key) {
+        return qint64(m_rig->agent()
+                          .value(QStringLiteral("usage"))
+                          .toObject()
+                          .value(QLatin1String(key))
+                          .toDouble());
+    }
+    // As the page writes token counts and dollars (dom.js formatTokens, formatUsd).
+    static QString compact(qint64 n) {
+        if (n >= 1'000'000)
+            return QString::number(double(n) / 1e6, 'f', 1) + QLatin1Char('M');
+        if (n >= 10'000)
+            return QString::number(qRound64(double(n) / 1e3)) + QLatin1Char('k');
+        if (n >= 1'000)
+            return QString::number(double(n) / 1e3, 'f', 1) + QLatin1Char('k');
+        return QString::number(n);
+    }
+    static QString formatUsd(double usd) {
+        if (usd == 0)
+            return QStringLiteral("$0");
+        return QLatin1Char('$') + QString::number(usd, 'f', usd >= 1 ? 2 : usd >= 0.01 ? 3 : 4);
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        for (const char *tool : {"/usr/bin/chromium", "/usr/bin/chromedriver"})
+            QVERIFY2(QFile::exists(QString::fromLatin1(tool)),
+                     "Debian's chromium and chromium-driver are needed: scripts/install-deps.sh");
+        m_rig = std::make_unique<AgentRig>([](ServerConfig &c) { c.authToken = kToken; });
+        QVERIFY(m_rig->start());
+        QString error;
+        QVERIFY2(m_browser.start(m_rig->svc->url(QStringLiteral("/")), {}, &error),
+                 qPrintable(error));
+        QVERIFY2(m_browser.signIn(kToken, 1), qPrintable(m_browser.lastError()));
+    }
+
+    void cleanupTestCase() { m_browser.quit(); }
+
+    void usageAndBudgetShow() {
+        // Issue 16: a real turn's usage (the mock model's scripted usage, as the CLI reports it)
+        // in the agents list and the conversation's header, then a budget with what it used.
+        const qint64 turns = usageNumber("turns") + 1;
+        m_rig->mock.setUsage(1200, 300, 5000);
+        m_rig->model().queueText(QStringLiteral("Counted."));
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        QCOMPARE(m_rig->send(QStringLiteral("Count this turn")).status, 200);
+        QVERIFY(m_rig->waitTurns(int(turns), 30000));
+        QTRY_COMPARE_WITH_TIMEOUT(usageNumber("turns"), turns, 15000);
+        const qint64 input = usageNumber("inputTokens");
+        const qint64 output = usageNumber("outputTokens");
+        const qint64 cacheRead = usageNumber("cacheReadTokens");
+        QVERIFY2(input >= 1200 && output >= 300 && cacheRead >= 5000,
+                 qPrintable(QStringLiteral("%1 %2 %3").arg(input).arg(output).arg(cacheRead)));
+        const double cost = m_rig->agent()
+                                .value(QStringLiteral("usage"))
+                                .toObject()
+                                .value(QStringLiteral("costUsd"))
+                                .toDouble();
+        QVERIFY2(cost > 0, qPrintable(QString::number(cost)));
+
+        // The list: "$cost · tokens tok" (input + output, what a budget counts).
+        const QString row = QStringLiteral("#agent-list li[data-id=\"%1\"]").arg(m_rig->agentId);
+        QVERIFY2(
+            m_browser.waitJs(QStringLiteral("const u = document.querySelector('%1 .usage');"
+                                            "return u && u.textContent === '%2' + ' · %3 tok' &&"
+                                            " u.textContent")
+                                 .arg(row, formatUsd(cost), compact(input + output))),
+            qPrintable(m_browser.lastError() + QLatin1Char(' ') +
+                       m_browser
+                           .eval(QStringLiteral("return document.querySelector('%1 .usage')"
+                                                ".textContent")
+                                     .arg(row))
+                           .toString()));
+
+        // The header: turns, tokens by kind, cost; no budget yet, the process still there.
+        QVERIFY(
+            m_browser.run(QStringLiteral("click"),
+                          args({{QStringLiteral("css"), QString(row + QStringLiteral(" a"))}})));
+        QVERIFY2(m_browser.waitJs(
+                     QStringLiteral("const u = document.getElementById('agent-usage');"
+                                    "return u && u.textContent === '%1'")
+                         .arg(QStringLiteral("%1 turn%2 · in %3 · out %4 · cache read %5 · %6")
+                                  .arg(QString::number(turns),
+                                       turns == 1 ? QString() : QStringLiteral("s"), compact(input),
+                                       compact(output), compact(cacheRead), formatUsd(cost)))),
+                 qPrintable(m_browser
+                                .eval(QStringLiteral(
+                                    "return document.getElementById('agent-usage').textContent"))
+                                .toString()));
+        QVERIFY(m_browser
+                    .eval(QStringLiteral("return document.getElementById('agent-budget').hidden &&"
+                                         " document.getElementById('agent-process').hidden"))
+                    .toBool());
+
+        // A lifetime token budget four times what was used: 25 %, live from agent_updated.
+        const qint64 used = input + output;
+        const QUrl agentUrl = m_rig->svc->url(QStringLiteral("/api/agents/") + m_rig->agentId);
+        QCOMPARE(m_rig->http
+                     .patch(agentUrl,
+                            {{QStringLiteral("budget"),
+                              QJsonObject{{QStringLiteral("tokens"), 4 * used},
+                                          {QStringLiteral("period"), QStringLiteral("total")}}}})
+                     .status,
+                 200);
+        const QString budgetText = QStringLiteral("Budget %1 tokens in total: %2 of %1 tokens used "
+                                                  "(25%)")
+                                       .arg(compact(4 * used), compact(used));
+        QVERIFY2(
+            m_browser.waitJs(QStringLiteral("const b = document.getElementById('agent-budget');"
+                                            "return !b.hidden && b.textContent.trim() === '%1' &&"
+                                            " b.querySelector('meter').value === 0.25")
+                                 .arg(budgetText)),
+            qPrintable(m_browser
+                           .eval(QStringLiteral("return document.getElementById('agent-budget')"
+                                                ".textContent"))
+                           .toString()));
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-conversation-usage")));
+
+        // A day budget on cost: what today used, from GET /api/usage (every turn is today's).
+        QCOMPARE(
+            m_rig->http
+                .patch(agentUrl, {{QStringLiteral("budget"),
+                                   QJsonObject{{QStringLiteral("costUsd"), 100},
+                                               {QStringLiteral("period"), QStringLiteral("day")}}}})
+                .status,
+            200);
+        QVERIFY2(
+            m_browser.waitJs(
+                QStringLiteral("return document.getElementById('agent-budget').textContent"
+                               ".includes('Budget $100.00 per day: %1 of $100.00 used "
+                               "today')")
+                    .arg(formatUsd(cost))),
+            qPrintable(m_browser
+                           .eval(QStringLiteral("return document.getElementById('agent-budget')"
+                                                ".textContent"))
+                           .toString()));
+
+        // Lowered under what was used: the list marks the agent.
+        QCOMPARE(m_rig->http
+                     .patch(agentUrl,
+                            {{QStringLiteral("budget"),
+                              QJsonObject{{QStringLiteral("tokens"), used / 2},
+                                          {QStringLiteral("period"), QStringLiteral("total")}}}})
+                     .status,
+                 200);
+        QVERIFY(m_browser.waitJs(QStringLiteral("const b = document.getElementById('agent-budget');"
+                                                "return b.classList.contains('over') &&"
+                                                " b.textContent.includes('(200%)')")));
+        // A stopped (or idle-released) agent has no process: the header says so.
+        QCOMPARE(m_rig
+                     ->post(QStringLiteral("/api/agents/bulk/stop"),
+                            {{QStringLiteral("agentIds"), QJsonArray{m_rig->agentId}}})
+                     .status,
+                 200);
+        QVERIFY(
+            m_browser.waitJs(QStringLiteral("const p = document.getElementById('agent-process');"
+                                            "return !p.hidden && p.textContent.startsWith("
+                                            "'Process released (idle)')"),
+                             20));
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        QVERIFY(m_browser.waitJs(QStringLiteral("const r = document.querySelector('%1');"
+                                                "return r && r.dataset.budget === 'over' &&"
+                                                " r.querySelector('.budget-over').textContent === "
+                                                "'Budget reached'")
+                                     .arg(row)));
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-agents-usage")));
+        // Cleared: the mark goes.
+        QCOMPARE(m_rig->http.patch(agentUrl, {{QStringLiteral("budget"), QJsonValue()}}).status,
+                 200);
+        QVERIFY(m_browser.waitJs(
+            QStringLiteral("return !document.querySelector('%1').dataset.budget").arg(row)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWebUsage)
+#include "tst_web_usage.moc"
