@@ -8,7 +8,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev
   libqt6sql6-sqlite libgl-dev
   clang-format
-  clang clang-tidy libclang-rt-14-dev llvm-14
+  clang clang-tidy libclang-rt-14-dev llvm-14 lld
   xvfb xauth
   wrk procps time curl dpkg-dev
   openssh-client openssh-server
