@@ -16,9 +16,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QFileInfo>
-#include <QHostAddress>
-#include <QProcess>
 #include <QSignalSpy>
 #include <QTcpSocket>
 #include <QTest>
@@ -218,11 +215,10 @@ private Q_SLOTS:
         QVERIFY2(processGone(pid), "ssh outlived the session");
     }
 
-    void aSharingConfigNeverMakesTheTunnelAMaster() {
-        // A config that shares connections (ControlMaster auto + ControlPersist) would make the
-        // tunnel's ssh a master that forks into the background (nothing left to watch or stop)
-        // and that the user's other sessions would then ride on. ControlMaster=no comes first
-        // (ssh keeps the first value): with no master up, the tunnel connects on its own.
+    void sharedMasterInTheSshConfigIsNotUsed() {
+        // A config that shares connections (ControlMaster auto + ControlPersist) would make
+        // `ssh -N -L` hand its forward to a background master and exit at once: nothing left to
+        // watch or stop. The tunnel's own options come first, and ssh keeps the first value.
         QTemporaryDir sockets;
         QTemporaryDir configDir;
         const QString config = configDir.filePath(QStringLiteral("ssh_config"));
@@ -257,84 +253,6 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("Starting"), QStringLiteral("Up")}));
         s.close();
         QVERIFY2(processGone(pid), "ssh still runs after close()");
-    }
-
-    // A master that is up (the user's, kept by ControlPersist; here started by the test) carries
-    // the tunnel: the monitor's ssh becomes its session and the forward the master's; the service
-    // is reached through it. When the master goes, the tunnel notices, reconnects with a
-    // connection of its own, and closing it stops that ssh. Closing while shared cancels the
-    // forward in the master and leaves the master running.
-    void sharedMasterCarriesTheTunnel() {
-        QTemporaryDir sockets;
-        QTemporaryDir configDir;
-        const QString socket = sockets.filePath(QStringLiteral("master"));
-        const QString config = configDir.filePath(QStringLiteral("ssh_config"));
-        QFile file(config);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QStringLiteral("Host *\n  ControlPath %1\n").arg(socket).toUtf8());
-        file.close();
-        QStringList options = m_sshd.clientOptions(m_sshd.clientKey());
-        options[options.indexOf(QStringLiteral("-F")) + 1] = config;
-        const QString destination = m_sshd.user() + QStringLiteral("@127.0.0.1");
-        // The user's master: foreground (the test holds it), no forwards of its own.
-        const auto startMaster = [&](QProcess &master) {
-            master.start(QStringLiteral("ssh"),
-                         QStringList{QStringLiteral("-M"), QStringLiteral("-N"),
-                                     QStringLiteral("-o"), QStringLiteral("BatchMode=yes"),
-                                     QStringLiteral("-p"), QString::number(m_sshd.port())} +
-                             options + QStringList{QStringLiteral("--"), destination});
-            return QTest::qWaitFor([&] { return QFileInfo::exists(socket); }, 15000);
-        };
-        QProcess master;
-        QVERIFY2(startMaster(master), master.readAllStandardError().constData());
-
-        MonitorSession s;
-        s.tunnel().setExtraOptions(options);
-        s.tunnel().setBackoff(100, 1000);
-        s.client().setInitialBackoffMs(100);
-        s.client().setMaxBackoffMs(1000);
-        s.open({m_sshd.url(m_service.port()), kToken});
-        QTRY_COMPARE_WITH_TIMEOUT(stateName(s.client().state()), QStringLiteral("Connected"),
-                                  20000);
-        QTRY_VERIFY(s.tunnel().isShared());
-        QVERIFY(s.tunnel().processId() > 0); // our ssh: a session of the master
-        auto agents =
-            waitReply([&](auto cb) { s.client().get(QStringLiteral("/api/agents"), cb); });
-        QCOMPARE(agents.status, 200);
-
-        // The master goes: the tunnel reconnects on a connection of its own.
-        master.kill();
-        QVERIFY(master.waitForFinished(5000));
-        QFile::remove(socket);
-        QTRY_COMPARE_WITH_TIMEOUT(name(s.tunnel().state()), QStringLiteral("Reconnecting"), 10000);
-        QTRY_VERIFY_WITH_TIMEOUT(
-            s.tunnel().state() == SshTunnel::State::Up && s.tunnel().processId() > 0, 20000);
-        QVERIFY(!s.tunnel().isShared());
-        QTRY_COMPARE_WITH_TIMEOUT(stateName(s.client().state()), QStringLiteral("Connected"),
-                                  20000);
-        agents = waitReply([&](auto cb) { s.client().get(QStringLiteral("/api/agents"), cb); });
-        QCOMPARE(agents.status, 200);
-        const qint64 own = s.tunnel().processId();
-        s.close();
-        QVERIFY2(processGone(own), "ssh still runs after close()");
-
-        // Shared again, then closed: the forward is cancelled, the master keeps running.
-        QProcess second;
-        QVERIFY2(startMaster(second), second.readAllStandardError().constData());
-        MonitorSession t;
-        t.tunnel().setExtraOptions(options);
-        t.open({m_sshd.url(m_service.port()), kToken});
-        QTRY_COMPARE_WITH_TIMEOUT(stateName(t.client().state()), QStringLiteral("Connected"),
-                                  20000);
-        QTRY_VERIFY(t.tunnel().isShared());
-        const quint16 port = t.tunnel().localPort();
-        t.close();
-        QTcpSocket probe;
-        probe.connectToHost(QHostAddress(QHostAddress::LocalHost), port);
-        QVERIFY(!probe.waitForConnected(2000)); // the forward is gone
-        QCOMPARE(second.state(), QProcess::Running);
-        second.terminate();
-        QVERIFY(second.waitForFinished(5000));
     }
 
     // Issue 12: connect, stream an agent's output through the tunnel, kill the tunnel, watch it

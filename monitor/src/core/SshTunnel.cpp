@@ -113,11 +113,10 @@ QStringList SshTunnel::arguments(const SshTarget &target, quint16 localPort,
     args << opt("BatchMode=yes");
     // A forward that cannot listen ends ssh; otherwise it would stay connected with no tunnel.
     args << opt("ExitOnForwardFailure=yes");
-    // Never a master: a master of ours would carry the user's other sessions (ControlMaster in
-    // ~/.ssh/config) and end them when the tunnel stops. A master that is up already (the
-    // user's, e.g. authenticated with a passphrase or a second factor; kept by ControlPersist)
-    // is used: the forward is the master's and this ssh stays as its session (SshShared.cpp).
-    args << opt("ControlMaster=no");
+    // This ssh must hold the forward itself: as the client of a shared master (ControlMaster
+    // in ~/.ssh/config, or ControlPersist) it would hand the forward to the master and exit at
+    // once, leaving nothing to watch for drops or to stop on disconnect.
+    args << opt("ControlMaster=no") << opt("ControlPath=none");
     // Loopback on both ends: other machines never reach the tunnel, and the remote flotillad
     // keeps listening on its own loopback only.
     args << QStringLiteral("-L")
@@ -342,7 +341,6 @@ void SshTunnel::becameUp() {
     m_probeTimer.stop();
     m_upSince.start();
     setError({});
-    detectShared();
     qCInfo(lcSsh).noquote() << QStringLiteral("tunnel up: 127.0.0.1:%1 -> %2, 127.0.0.1:%3")
                                    .arg(m_localPort)
                                    .arg(m_target.destination())
@@ -371,9 +369,6 @@ void SshTunnel::fail(const QString &why) {
 }
 
 void SshTunnel::endProcess() {
-    if (m_shared)
-        cancelShared(); // the forward is the master's: it would outlive our ssh
-    m_shared = false;
     m_retryTimer.stop();
     m_probeTimer.stop();
     m_startTimer.stop();

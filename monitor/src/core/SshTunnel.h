@@ -4,11 +4,6 @@
 // listening on its own loopback and the network only sees ssh. SshTunnel runs that ssh as a
 // child process (an argument list, never a shell), says when the forward accepts connections,
 // restarts ssh with backoff when it ends unexpectedly, and stops it on stop() or destruction.
-// Where ~/.ssh/config shares connections (ControlMaster with a ControlPath, ControlPersist) and
-// a master is up, ssh uses it: the forward is the master's and our ssh stays as its session
-// (watched as ever; it ends with the master). Such a tunnel is "shared" (SshShared.cpp): on stop
-// the master is asked to cancel the forward (`ssh -O cancel`). The tunnel's own ssh never
-// becomes a master, so closing it never ends the user's other sessions.
 // Widgets-free; the options and states are described in README.md (The desktop monitor).
 
 #include "core/SshTarget.h"
@@ -58,10 +53,8 @@ public:
     // ssh reported while up (e.g. nothing listening on the remote port). Empty: nothing to say.
     QString lastError() const { return m_lastError; }
     quint16 localPort() const { return m_localPort; }
-    QUrl localUrl() const;    // http://127.0.0.1:<localPort>
-    qint64 processId() const; // of the running ssh; 0 when none runs
-    // Up through a master connection of ~/.ssh/config (known shortly after Up).
-    bool isShared() const { return m_shared; }
+    QUrl localUrl() const;                    // http://127.0.0.1:<localPort>
+    qint64 processId() const;                 // of the running ssh; 0 when none runs
     int attempt() const { return m_attempt; } // restarts since it was last up for a while
 
     // The ssh command line (without the program). The options the tunnel relies on come first:
@@ -84,9 +77,6 @@ private:
     void retry(const QString &why);
     void fail(const QString &why);
     void endProcess();
-    // SshShared.cpp: whether a master carries the forward (`ssh -O check`, a local socket).
-    void detectShared();
-    void cancelShared(); // asks the master to close our forward
     void setState(State state);
     void setError(const QString &error);
 
@@ -108,7 +98,6 @@ private:
     QTimer m_startTimer; // gives up on an ssh that never opens the forward
     QTimer m_retryTimer;
     QElapsedTimer m_upSince;
-    bool m_shared = false; // the forward lives in a master of ~/.ssh/config
 };
 
 QString toString(SshTunnel::State state);
