@@ -11,6 +11,7 @@
 #include "support/WsClient.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QPointer>
 #include <QSignalSpy>
 #include <QTest>
@@ -170,8 +171,10 @@ private Q_SLOTS:
         QCOMPARE(rig.process->launched.program, QStringLiteral("scripted-cli"));
         QCOMPARE(rig.process->launched.environment.value(QStringLiteral("FLOTILLA_AGENT_ID")),
                  rig.agentId);
-        QVERIFY(
-            !rig.process->launched.environment.value(QStringLiteral("FLOTILLA_TOKEN")).isEmpty());
+        // Its credential is a file, never text in its environment (security/AgentTokens.h).
+        QVERIFY(!rig.process->launched.environment.contains(QStringLiteral("FLOTILLA_TOKEN")));
+        QVERIFY(QFileInfo::exists(
+            rig.process->launched.environment.value(QStringLiteral("FLOTILLA_AUTH_HEADER_FILE"))));
     }
 
     void eachEventIsAtMostOneUpdate_data() {

@@ -72,7 +72,7 @@ private Q_SLOTS:
               QStringLiteral("curl -s -o /dev/null -X POST "
                              "\"$FLOTILLA_URL/api/agents/$FLOTILLA_AGENT_ID/report-task\" "
                              "-H 'Content-Type: application/json' "
-                             "-H \"X-Auth-Token: $FLOTILLA_TOKEN\" "
+                             "-H @\"$FLOTILLA_AUTH_HEADER_FILE\" "
                              "-d '{\"summary\":\"Ported auth.cpp\",\"status\":\"completed\"}'")}});
         m_openai->queueText(QStringLiteral("Reported."));
         rig.mock.queueText(QStringLiteral("Good work."));

@@ -138,16 +138,18 @@ private Q_SLOTS:
     }
 
     // A Codex agent reports back like a Claude one: its commands see FLOTILLA_URL,
-    // FLOTILLA_AGENT_ID and its own FLOTILLA_TOKEN, and may reach the service on loopback.
+    // FLOTILLA_AGENT_ID and its own credential file (FLOTILLA_AUTH_HEADER_FILE), and may reach
+    // the service on loopback.
     void commandsCanReportTheirTask() {
         QVERIFY(start(QStringLiteral("auto"), [](ServerConfig &c) { c.authToken = "svc-token"; }));
-        const QString script = QStringLiteral(
-            "echo \"url=$FLOTILLA_URL id=$FLOTILLA_AGENT_ID tok=${FLOTILLA_TOKEN:+set}\" > "
-            "env.txt; "
-            "curl -s -o /dev/null -w '%{http_code}' -X POST "
-            "\"$FLOTILLA_URL/api/agents/$FLOTILLA_AGENT_ID/report-task\" "
-            "-H 'Content-Type: application/json' -H \"X-Auth-Token: $FLOTILLA_TOKEN\" "
-            "-d '{\"summary\":\"done\",\"status\":\"completed\"}' > report.txt");
+        const QString script =
+            QStringLiteral("echo \"url=$FLOTILLA_URL id=$FLOTILLA_AGENT_ID "
+                           "tok=${FLOTILLA_AUTH_HEADER_FILE:+set}\" > "
+                           "env.txt; "
+                           "curl -s -o /dev/null -w '%{http_code}' -X POST "
+                           "\"$FLOTILLA_URL/api/agents/$FLOTILLA_AGENT_ID/report-task\" "
+                           "-H 'Content-Type: application/json' -H @\"$FLOTILLA_AUTH_HEADER_FILE\" "
+                           "-d '{\"summary\":\"done\",\"status\":\"completed\"}' > report.txt");
         m_openai->queueFunctionCall(QStringLiteral("exec_command"),
                                     {{QStringLiteral("cmd"), script}});
         m_openai->queueText(QStringLiteral("reported"));

@@ -275,6 +275,38 @@ private Q_SLOTS:
                           "application/json\r\nContent-Length: 2\r\nExpect: "
                           "tea\r\n\r\n")
             << 417;
+        // Fields the guard and Qt's parser must read alike: a second one is refused (RFC 9112
+        // §3.2 for Host), even with the same value.
+        const QByteArray post = "POST /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        QTest::newRow("two Host") << QByteArray("GET /api/health HTTP/1.1\r\nHost: "
+                                                "127.0.0.1\r\nhost: evil.example\r\n\r\n")
+                                  << 400;
+        QTest::newRow("two Host, same value")
+            << QByteArray("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n")
+            << 400;
+        QTest::newRow("two Origin") << QByteArray("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                  "Origin: http://127.0.0.1\r\nOrigin: "
+                                                  "http://evil.example\r\n\r\n")
+                                    << 400;
+        QTest::newRow("two Content-Type")
+            << QByteArray(post + "Content-Type: application/json\r\nContent-Type: "
+                                 "text/plain\r\nContent-Length: 2\r\n\r\n{}")
+            << 400;
+        QTest::newRow("two equal Content-Length")
+            << QByteArray(post + "Content-Type: application/json\r\nContent-Length: "
+                                 "2\r\nContent-Length: 2\r\n\r\n{}")
+            << 400;
+        QTest::newRow("Content-Length list")
+            << QByteArray(post + "Content-Type: application/json\r\nContent-Length: 2, 2\r\n\r\n{}")
+            << 400;
+        QTest::newRow("two Connection") << QByteArray("GET /api/health HTTP/1.1\r\nHost: "
+                                                      "127.0.0.1\r\nConnection: keep-alive\r\n"
+                                                      "Connection: upgrade\r\n\r\n")
+                                        << 400;
+        QTest::newRow("two Upgrade") << QByteArray("GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                   "Connection: Upgrade\r\nUpgrade: websocket\r\n"
+                                                   "Upgrade: h2c\r\n\r\n")
+                                     << 400;
         QTest::newRow("binary junk")
             << QByteArray("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 15) << 400;
     }
@@ -292,6 +324,30 @@ private Q_SLOTS:
                      .isEmpty());
         QVERIFY(closed);
         expectStillServing();
+    }
+
+    // Every answer of the port, API and refusal alike, is neither sniffed nor readable by another
+    // site's page as a no-cors resource.
+    void everyAnswerCarriesNosniffAndCorp() {
+        HttpClient http;
+        const HttpResponse ok = http.get(m_service->url(QStringLiteral("/api/agents")));
+        const HttpResponse missing = http.get(m_service->url(QStringLiteral("/api/nothing")));
+        const HttpResponse health = http.get(m_service->url(QStringLiteral("/api/health")));
+        for (const HttpResponse *r : {&ok, &missing, &health}) {
+            QCOMPARE(r->header("x-content-type-options"), QByteArray("nosniff"));
+            QCOMPARE(r->header("cross-origin-resource-policy"), QByteArray("same-origin"));
+        }
+        QCOMPARE(missing.status, 404);
+        const QByteArray refused = rawExchange(
+            port(), "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: x\r\n\r\n", 3000);
+        QCOMPARE(rawStatus(refused), 400);
+        QVERIFY(refused.contains("\r\nX-Content-Type-Options: nosniff\r\n"));
+        QVERIFY(refused.contains("\r\nCross-Origin-Resource-Policy: same-origin\r\n"));
+        // The page's own headers are not doubled.
+        const QByteArray page = rawExchange(
+            port(), "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 3000);
+        QCOMPARE(rawStatus(page), 200);
+        QCOMPARE(page.count("X-Content-Type-Options"), 1);
     }
 
     void tooManyHeadersFailClosed() {

@@ -180,8 +180,9 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(path));
     }
 
-    // With auth on, the hook authenticates with the agent's FLOTILLA_TOKEN; the grant goes
-    // through and the tool runs. Claude only: Codex asks over its own stdio, with no hook.
+    // With auth on, the hook authenticates with the agent's own token (its header file); the
+    // grant goes through and the tool runs. Claude only: Codex asks over its own stdio, with no
+    // hook.
     void hookAuthenticatesWithTheToken() {
         AgentRig rig([](ServerConfig &c) { c.authToken = "perm-token-5174"; });
         QVERIFY(rig.start());

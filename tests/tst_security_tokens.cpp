@@ -185,8 +185,9 @@ private Q_SLOTS:
         QCOMPARE(HttpClient().get(localUrl(svc.port(), QStringLiteral("/api/agents"))).status, 401);
     }
 
-    // A real agent: its environment holds its own token, never the service's, and with it the
-    // agent can do what it needs for itself and nothing more.
+    // A real agent: its environment names its own token's header file (never the service's token,
+    // never a token as text), and with it the agent can do what it needs for itself and nothing
+    // more.
     void agentsHoldOnlyTheirOwnToken() {
         AgentRig rig([](ServerConfig &cfg) {
             cfg.authToken = kServiceToken;
@@ -211,11 +212,10 @@ private Q_SLOTS:
         const QString envDump = rig.cwd + QStringLiteral("/env.txt");
         const QString reportCode = rig.cwd + QStringLiteral("/report.txt");
         const QString script =
-            QStringLiteral(
-                "env > '%1'; curl -s -o /dev/null -w '%{http_code}' -X POST "
-                "\"$FLOTILLA_URL/api/agents/$FLOTILLA_AGENT_ID/report-task\" "
-                "-H 'Content-Type: application/json' -H \"X-Auth-Token: $FLOTILLA_TOKEN\" "
-                "-d '{\"summary\":\"done\",\"status\":\"completed\"}' > '%2'")
+            QStringLiteral("env > '%1'; curl -s -o /dev/null -w '%{http_code}' -X POST "
+                           "\"$FLOTILLA_URL/api/agents/$FLOTILLA_AGENT_ID/report-task\" "
+                           "-H 'Content-Type: application/json' -H @\"$FLOTILLA_AUTH_HEADER_FILE\" "
+                           "-d '{\"summary\":\"done\",\"status\":\"completed\"}' > '%2'")
                 .arg(envDump, reportCode);
         rig.mock.queueToolUse(QStringLiteral("Bash"), {{QStringLiteral("command"), script}});
         rig.mock.queueText(QStringLiteral("reported"));
@@ -228,7 +228,11 @@ private Q_SLOTS:
         const QHash<QString, QString> env = parseEnv(dump);
         QVERIFY(!env.contains(QStringLiteral("AUTH_TOKEN")));
         QCOMPARE(env.value(QStringLiteral("FLOTILLA_AGENT_ID")), me);
-        const QByteArray token = env.value(QStringLiteral("FLOTILLA_TOKEN")).toUtf8();
+        QVERIFY(!env.contains(QStringLiteral("FLOTILLA_TOKEN")));
+        const QByteArray header =
+            readAll(env.value(QStringLiteral("FLOTILLA_AUTH_HEADER_FILE"))).trimmed();
+        QVERIFY2(header.startsWith("X-Auth-Token: "), header.constData());
+        const QByteArray token = header.mid(14);
         QVERIFY2(token.startsWith(QByteArray("flotilla-agent." + me.toUtf8() + ".")),
                  token.constData());
         QCOMPARE(readAll(reportCode), QByteArray("200"));

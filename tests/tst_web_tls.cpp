@@ -13,6 +13,8 @@
 #include <QSslConfiguration>
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
+
 using namespace flotilla;
 using namespace flotilla::test;
 
@@ -61,19 +63,41 @@ class TestWebTls : public QObject {
         return out;
     }
 
-    bool makeCertificate() {
-        m_cert = m_dir.filePath(QStringLiteral("cert.pem"));
-        m_key = m_dir.filePath(QStringLiteral("key.pem"));
+    // An EC P-256 certificate (cert.pem, key.pem), or with `name` and `newkey` another one
+    // (<name>-cert.pem, <name>-key.pem).
+    bool makeCertificate(const QString &name = {},
+                         const QStringList &newkey = {
+                             QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
+                             QStringLiteral("ec_paramgen_curve:prime256v1")}) {
+        const QString prefix = name.isEmpty() ? QString() : name + QLatin1Char('-');
+        const QString cert = m_dir.filePath(prefix + QStringLiteral("cert.pem"));
+        const QString key = m_dir.filePath(prefix + QStringLiteral("key.pem"));
+        if (name.isEmpty()) {
+            m_cert = cert;
+            m_key = key;
+        } else if (QFile::exists(cert)) {
+            return true;
+        }
         QProcess openssl;
-        openssl.start(QStringLiteral("openssl"),
-                      {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
-                       QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
-                       QStringLiteral("ec_paramgen_curve:prime256v1"), QStringLiteral("-nodes"),
-                       QStringLiteral("-keyout"), m_key, QStringLiteral("-out"), m_cert,
-                       QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"),
-                       QStringLiteral("/CN=localhost"), QStringLiteral("-addext"),
-                       QStringLiteral("subjectAltName=DNS:localhost,IP:127.0.0.1")});
+        openssl.start(
+            QStringLiteral("openssl"),
+            QStringList{QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey")} +
+                newkey +
+                QStringList{QStringLiteral("-nodes"), QStringLiteral("-keyout"), key,
+                            QStringLiteral("-out"), cert, QStringLiteral("-days"),
+                            QStringLiteral("2"), QStringLiteral("-subj"),
+                            QStringLiteral("/CN=localhost"), QStringLiteral("-addext"),
+                            QStringLiteral("subjectAltName=DNS:localhost,IP:127.0.0.1")});
         return openssl.waitForFinished(30000) && openssl.exitCode() == 0;
+    }
+
+    // A copy of `from` named `name` in the test's directory, with `mode`.
+    QString privateCopy(const QString &from, const char *name, int mode) {
+        const QString to = m_dir.filePath(QLatin1String(name));
+        QFile::remove(to);
+        QFile::copy(from, to);
+        ::chmod(QFile::encodeName(to).constData(), mode_t(mode));
+        return to;
     }
 
 private Q_SLOTS:
@@ -139,15 +163,108 @@ private Q_SLOTS:
         QVERIFY(ws.waitFor(m::AgentsUpdate));
     }
 
+    // The agents' plain listener serves the routes an agent's token may call and nothing else:
+    // not the page, not the WebSocket, not the rest of the API, whatever the token.
     void agentsCallBackOnAPlainLoopbackListener() {
         const QUrl agentUrl(m_svc->app().agentUrl());
         QCOMPARE(agentUrl.scheme(), QStringLiteral("http"));
         QCOMPARE(agentUrl.host(), QStringLiteral("127.0.0.1"));
         QVERIFY(agentUrl.port() > 0 && agentUrl.port() != m_svc->port());
+        const QByteArray body =
+            QJsonDocument(QJsonObject{{QStringLiteral("name"), QStringLiteral("caller")},
+                                      {QStringLiteral("cwd"), m_svc->workDir()}})
+                .toJson(QJsonDocument::Compact);
+        const HttpResponse created = send("POST", QStringLiteral("/api/agents"), {}, body);
+        QCOMPARE(created.status, 201);
+        const QString id = created.object().value(QStringLiteral("id")).toString();
+        auto at = [&](const QString &path) { return QUrl(agentUrl.toString() + path); };
         HttpClient plain(kToken);
-        QCOMPARE(plain.get(QUrl(agentUrl.toString() + QStringLiteral("/api/agents"))).status, 200);
-        QCOMPARE(HttpClient().get(QUrl(agentUrl.toString() + QStringLiteral("/api/agents"))).status,
-                 401);
+        QCOMPARE(plain.get(at(QStringLiteral("/api/agents/") + id)).status, 200);
+        QCOMPARE(HttpClient().get(at(QStringLiteral("/api/agents/") + id)).status, 401);
+        for (const char *path : {"/api/agents", "/", "/api/health", "/api/secrets",
+                                 "/api/permission-rules", "/assets/app.js"}) {
+            const HttpResponse r = plain.get(at(QLatin1String(path)));
+            QVERIFY2(r.status == 404 && r.body.contains("agents' own calls only"), path);
+        }
+        QCOMPARE(plain
+                     .post(at(QStringLiteral("/api/exec")),
+                           QJsonObject{{QStringLiteral("agentId"), id},
+                                       {QStringLiteral("command"), QStringLiteral("true")}})
+                     .status,
+                 404);
+        const QByteArray upgrade =
+            rawExchange(quint16(agentUrl.port()),
+                        "GET /ws?token=" + kToken +
+                            " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n"
+                            "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "
+                            "dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+                        3000);
+        QCOMPARE(rawStatus(upgrade), 404);
+    }
+
+    // TLS 1.2 offers only ECDHE with AEAD (Mozilla "intermediate"), TLS 1.3 as OpenSSL has it;
+    // openssl s_client asking for a CBC or an RSA key-transport suite gets no handshake.
+    void onlyForwardSecretAeadSuites_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<bool>("rsa");
+        QTest::addColumn<bool>("accepted");
+        const QString v12 = QStringLiteral("-tls1_2");
+        QTest::newRow("ECDHE-ECDSA AES-GCM")
+            << QStringList{v12, QStringLiteral("-cipher"),
+                           QStringLiteral("ECDHE-ECDSA-AES128-GCM-SHA256")}
+            << false << true;
+        QTest::newRow("ECDHE-ECDSA ChaCha20")
+            << QStringList{v12, QStringLiteral("-cipher"),
+                           QStringLiteral("ECDHE-ECDSA-CHACHA20-POLY1305")}
+            << false << true;
+        QTest::newRow("TLS 1.3") << QStringList{QStringLiteral("-tls1_3")} << false << true;
+        QTest::newRow("ECDHE-ECDSA AES-CBC")
+            << QStringList{v12, QStringLiteral("-cipher"),
+                           QStringLiteral("ECDHE-ECDSA-AES128-SHA256")}
+            << false << false;
+        QTest::newRow("ECDHE-ECDSA AES-CBC-SHA1")
+            << QStringList{v12, QStringLiteral("-cipher"), QStringLiteral("ECDHE-ECDSA-AES256-SHA")}
+            << false << false;
+        QTest::newRow("RSA key transport GCM")
+            << QStringList{v12, QStringLiteral("-cipher"), QStringLiteral("AES128-GCM-SHA256")}
+            << true << false;
+        QTest::newRow("RSA key transport CBC")
+            << QStringList{v12, QStringLiteral("-cipher"), QStringLiteral("AES256-SHA256")} << true
+            << false;
+        QTest::newRow("DHE-RSA GCM") << QStringList{v12, QStringLiteral("-cipher"),
+                                                    QStringLiteral("DHE-RSA-AES128-GCM-SHA256")}
+                                     << true << false;
+        QTest::newRow("ECDHE-RSA GCM") << QStringList{v12, QStringLiteral("-cipher"),
+                                                      QStringLiteral("ECDHE-RSA-AES128-GCM-SHA256")}
+                                       << true << true;
+    }
+    void onlyForwardSecretAeadSuites() {
+        QFETCH(QStringList, args);
+        QFETCH(bool, rsa);
+        QFETCH(bool, accepted);
+        quint16 port = m_svc->port();
+        std::unique_ptr<TestService> rsaService;
+        if (rsa) {
+            QVERIFY2(makeCertificate(QStringLiteral("rsa"), {QStringLiteral("rsa:2048")}),
+                     "openssl could not make an RSA certificate");
+            rsaService = std::make_unique<TestService>([this](ServerConfig &c) {
+                c.authToken = kToken;
+                c.tlsCert = m_dir.filePath(QStringLiteral("rsa-cert.pem"));
+                c.tlsKey = m_dir.filePath(QStringLiteral("rsa-key.pem"));
+            });
+            QVERIFY2(rsaService->start(), qPrintable(rsaService->lastError()));
+            port = rsaService->port();
+        }
+        QProcess client;
+        client.start(QStringLiteral("openssl"),
+                     QStringList{QStringLiteral("s_client"), QStringLiteral("-connect"),
+                                 QStringLiteral("127.0.0.1:%1").arg(port)} +
+                         args);
+        client.closeWriteChannel();
+        // The service runs in this thread: spin the loop while the client handshakes.
+        QVERIFY(QTest::qWaitFor([&] { return client.state() == QProcess::NotRunning; }, 20000));
+        const QByteArray out = client.readAllStandardOutput() + client.readAllStandardError();
+        QCOMPARE(client.exitCode() == 0 && !out.contains("Cipher is (NONE)"), accepted);
     }
 
     void badFilesRefuseToStart_data() {
@@ -158,8 +275,11 @@ private Q_SLOTS:
                                       << QStringLiteral("cannot read --tls-cert");
         QTest::newRow("not a certificate") << QStringLiteral("$key") << QStringLiteral("$key")
                                            << QStringLiteral("holds no PEM certificate");
-        QTest::newRow("not a key") << QStringLiteral("$cert") << QStringLiteral("$cert")
+        QTest::newRow("not a key") << QStringLiteral("$cert") << QStringLiteral("$certAsKey")
                                    << QStringLiteral("holds no unencrypted");
+        QTest::newRow("key readable by others")
+            << QStringLiteral("$cert") << QStringLiteral("$openKey")
+            << QStringLiteral("can be read by other users (mode 644)");
     }
 
     void badFilesRefuseToStart() {
@@ -168,6 +288,8 @@ private Q_SLOTS:
         QFETCH(QString, reason);
         for (QString *s : {&cert, &key}) {
             s->replace(QStringLiteral("$dir"), m_dir.path());
+            s->replace(QStringLiteral("$certAsKey"), privateCopy(m_cert, "cert-as-key.pem", 0600));
+            s->replace(QStringLiteral("$openKey"), privateCopy(m_key, "open-key.pem", 0644));
             s->replace(QStringLiteral("$cert"), m_cert);
             s->replace(QStringLiteral("$key"), m_key);
         }

@@ -6,6 +6,7 @@
 #include "app/UnixSignals.h"
 #include "base/ChildProcess.h"
 #include "base/Logging.h"
+#include "base/ProcessPrivacy.h"
 
 #include <QCoreApplication>
 #include <QTimer>
@@ -44,6 +45,10 @@ int main(int argc, char *argv[]) {
                      qUtf8Printable(parsed.message));
         return parsed.exitCode;
     }
+    // The token is in the config now: not in /proc/<pid>/environ, not in reach of ptrace.
+    flotilla::wipeEnvironmentVariable("AUTH_TOKEN");
+    if (!flotilla::forbidInspection())
+        std::fprintf(stderr, "flotillad: warning: cannot make the process non-dumpable\n");
 
     // Before anything can announce us: a SIGTERM that arrives while we start (or right after
     // "listening on") waits in the self-pipe and is handled by the event loop, instead of killing

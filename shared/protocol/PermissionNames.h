@@ -39,7 +39,17 @@ inline constexpr Name RuleId{"ruleId"};
 inline constexpr Name By{"by"};
 inline constexpr Name Requests{"requests"};
 inline constexpr Name Decisions{"decisions"};
+inline constexpr Name Via{"via"};               // decision log: how the request came (via::)
+inline constexpr Name Suppressed{"suppressed"}; // decision log: hook entries not logged before
 } // namespace key
+
+// How a logged request reached the service: an agent's permission hook (an HTTP call with the
+// agent's own token, which anything holding that token can make), or the CLI's own process
+// protocol (Codex's approvals over stdio).
+namespace via {
+inline constexpr Name Hook{"hook"};
+inline constexpr Name Process{"process"};
+} // namespace via
 
 // A rule's decision, and who decided a request (the decision log's `by`).
 namespace decision {

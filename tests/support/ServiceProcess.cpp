@@ -1,6 +1,7 @@
 #include "support/ServiceProcess.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QRegularExpression>
 
 namespace flotilla::test {
@@ -29,7 +30,13 @@ bool ServiceProcess::start(const QStringList &args, const QProcessEnvironment &e
     if (!all.contains(QStringLiteral("--port")))
         all << QStringLiteral("--port") << QStringLiteral("0");
     m_process.setProcessEnvironment(env);
-    m_process.start(QStringLiteral(FLOTILLAD_PATH), all);
+    if (m_runAs.isEmpty())
+        m_process.start(QStringLiteral(FLOTILLAD_PATH), all);
+    else
+        m_process.start(QStringLiteral("runuser"),
+                        QStringList{QStringLiteral("--preserve-environment"), QStringLiteral("-u"),
+                                    m_runAs, QStringLiteral("--"), QStringLiteral(FLOTILLAD_PATH)} +
+                            all);
     if (!m_process.waitForStarted(timeoutMs))
         return false;
     static const QRegularExpression re(QStringLiteral("listening on \\S+:(\\d+)"));
@@ -48,6 +55,16 @@ bool ServiceProcess::start(const QStringList &args, const QProcessEnvironment &e
     }
     m_err += m_process.readAllStandardError();
     return false;
+}
+
+qint64 ServiceProcess::servicePid() const {
+    const qint64 own = m_process.processId();
+    if (m_runAs.isEmpty() || own <= 0)
+        return own;
+    QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(own));
+    if (!children.open(QIODevice::ReadOnly))
+        return -1;
+    return children.readAll().trimmed().split(' ').value(0).toLongLong();
 }
 
 int ServiceProcess::runToExit(const QStringList &args, const QProcessEnvironment &env,

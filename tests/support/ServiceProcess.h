@@ -29,8 +29,13 @@ public:
                   const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment(),
                   int timeoutMs = 10000);
 
+    // Runs flotillad as `user` through `runuser` (needs root), environment preserved. pid() is
+    // then runuser's; servicePid() is flotillad's own.
+    void setRunAs(const QString &user) { m_runAs = user; }
+
     quint16 port() const { return m_port; }
     qint64 pid() const { return m_process.processId(); }
+    qint64 servicePid() const;
     bool terminate(int timeoutMs = 10000); // SIGTERM and wait
     void kill();                           // SIGKILL and wait
     int exitCode() const { return m_process.exitCode(); }
@@ -43,6 +48,7 @@ private:
     QByteArray m_err;
     QByteArray m_out;
     quint16 m_port = 0;
+    QString m_runAs;
 };
 
 } // namespace flotilla::test

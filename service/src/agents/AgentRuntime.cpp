@@ -233,10 +233,21 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     request.environment = m_config.environment;
     request.environment.insert(QStringLiteral("FLOTILLA_AGENT_ID"),
                                agentId); // for report-task and hooks
-    // Its own credential, new for this process: it can act only as this agent (AgentTokens.h).
+    // Its own credential, new for this process: it can act only as this agent. It goes to the
+    // process as a file, never as argv or environment text (AgentTokens.h).
     m_tokens.revoke(s.token);
-    s.token = m_tokens.issue(agentId);
-    request.environment.insert(QStringLiteral("FLOTILLA_TOKEN"), QString::fromLatin1(s.token));
+    const AgentTokens::Issued issued = m_tokens.issue(agentId);
+    if (!issued.error.isEmpty()) {
+        s.token.clear();
+        failTurn(agentId, QStringLiteral("cannot write the agent's credential file %1: %2")
+                              .arg(issued.headerFile, issued.error));
+        s.queue.clear();
+        return false;
+    }
+    s.token = issued.token;
+    request.environment.remove(QStringLiteral("FLOTILLA_TOKEN"));
+    if (!issued.headerFile.isEmpty())
+        request.environment.insert(QLatin1String(kAuthHeaderFileEnv), issued.headerFile);
     const AgentLaunch launch = provider->launch(request);
     s.promptInUse = request.systemPrompt;
     s.modelInUse = request.model;

@@ -38,6 +38,7 @@
 #include "worktrees/WorktreeService.h"
 #include "ws/EventHub.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -173,7 +174,8 @@ std::optional<StartFailure> ServiceApp::start() {
     m_prompt = std::make_unique<SystemPromptStore>(dir + QStringLiteral("/system-prompt.json"));
     m_prompt->load(m_report);
 
-    m_agentTokens = std::make_unique<AgentTokens>();
+    // Agents' header files (security/AgentTokens.h), private to the user like the rest of it.
+    m_agentTokens = std::make_unique<AgentTokens>(dir + QStringLiteral("/agent-tokens"));
     m_http = std::make_unique<HttpServer>(m_config.http,
                                           Authenticator(m_config.authToken, m_agentTokens.get()));
     m_hub = std::make_unique<EventHub>(m_config.hub, *m_agents, *m_notifications);
@@ -215,6 +217,7 @@ std::optional<StartFailure> ServiceApp::start() {
     m_worktrees =
         std::make_unique<WorktreeService>(*m_agents, *m_runtime, gitEnvironment, worktreesDir);
     m_agents->setWorktreeHooks(&m_worktrees->hooks());
+    m_agents->setForbiddenCwdRoots({dir, worktreesDir, m_config.configDir});
     wireRuntimeEvents();
 
     m_agentsController = std::make_unique<AgentsController>(*m_http, *m_agents);
@@ -237,8 +240,16 @@ std::optional<StartFailure> ServiceApp::start() {
     m_permissionRules = std::make_unique<RuleStore>(*m_db);
     if (Status e = m_permissionRules->load())
         return StartFailure{exitcode::kDataDir, e->message};
-    const OrchestrationDeps deps{*m_http,   *m_agents,  *m_runtime,         *m_hub,          *m_db,
-                                 *m_prompt, *m_secrets, *m_permissionRules, m_config.dataDir};
+    // Every credential the service holds, for masking: its own token and the agents' live ones.
+    auto credentials = [tokens = m_agentTokens.get(), token = m_config.authToken] {
+        QList<QByteArray> values = tokens->secrets();
+        if (!token.isEmpty())
+            values << token;
+        return values;
+    };
+    const OrchestrationDeps deps{
+        *m_http,   *m_agents,  *m_runtime,         *m_hub,           *m_db,
+        *m_prompt, *m_secrets, *m_permissionRules, m_config.dataDir, credentials};
     m_execController = std::make_unique<ExecController>(deps);
     m_organizationController = std::make_unique<OrganizationController>(deps);
     m_bossController = std::make_unique<BossController>(deps);
@@ -249,16 +260,13 @@ std::optional<StartFailure> ServiceApp::start() {
     QStringList guarded{m_config.dataDir, m_config.tokenFile};
     if (!m_config.configDir.isEmpty())
         guarded << m_config.configDir;
-    // Logged tool inputs never show a secret's value or the service's token.
-    auto mask = [secrets = m_secrets.get(), token = m_config.authToken](const QJsonObject &in) {
-        QList<QByteArray> values = secrets->values();
-        if (!token.isEmpty())
-            values << token;
-        return SecretMasker(values).maskJson(in).toObject();
+    // Logged and pending tool inputs never show a secret's value or a token.
+    auto mask = [secrets = m_secrets.get(), credentials](const QJsonObject &in) {
+        return SecretMasker(secrets->values() + credentials()).maskJson(in).toObject();
     };
     m_permissionController = std::make_unique<PermissionController>(
         *m_http, *m_agents, *m_runtime, *m_hub, *m_permissionRules, m_config.permissionTimeoutMs,
-        ProtectedPaths(guarded, home), std::move(mask));
+        ProtectedPaths(guarded, home, QCoreApplication::applicationPid()), std::move(mask));
     m_permissionRulesController = std::make_unique<PermissionRulesController>(
         *m_http, *m_permissionRules, *m_permissionController, *m_agents, *m_hub);
 
@@ -282,7 +290,7 @@ std::optional<StartFailure> ServiceApp::start() {
     if (m_config.http.tls) {
         // The port speaks TLS; agents' curl calls (hooks, report-task) would not trust a
         // self-signed certificate: they get a plain listener of their own on loopback.
-        auto agentPort = m_http->listenPlain(QHostAddress(QHostAddress::LocalHost), 0);
+        auto agentPort = m_http->listenForAgents(QHostAddress(QHostAddress::LocalHost), 0);
         if (!agentPort)
             return StartFailure{exitcode::kListen, agentPort.error().message};
         m_agentUrl = QStringLiteral("http://127.0.0.1:%1").arg(*agentPort);

@@ -5,8 +5,11 @@
 #include <QDateTime>
 #include <QFile>
 #include <QSslCertificate>
+#include <QSslCipher>
 #include <QSslKey>
 #include <QSslSocket>
+
+#include <sys/stat.h>
 
 namespace flotilla {
 
@@ -14,6 +17,26 @@ namespace {
 
 Error refused(const QString &message) {
     return Error::invalid(wire::code::InvalidValue, message);
+}
+
+// Mozilla's "intermediate" profile: TLS 1.3 as OpenSSL offers it; for TLS 1.2 only forward-secret
+// key exchange (ECDHE) with an AEAD cipher (AES-GCM, ChaCha20-Poly1305). No CBC (padding
+// oracles), no RSA key transport (no forward secrecy), no plain DHE (weak groups).
+QList<QSslCipher> intermediateCiphers() {
+    QList<QSslCipher> out;
+    for (const QSslCipher &cipher : QSslConfiguration::supportedCiphers()) {
+        const QString name = cipher.name();
+        if (cipher.protocol() == QSsl::TlsV1_3) {
+            out.append(cipher);
+            continue;
+        }
+        const bool ecdhe = name.startsWith(QLatin1String("ECDHE-"));
+        const bool aead = name.contains(QLatin1String("-GCM-")) ||
+                          name.contains(QLatin1String("CHACHA20-POLY1305"));
+        if (cipher.protocol() == QSsl::TlsV1_2 && ecdhe && aead)
+            out.append(cipher);
+    }
+    return out;
 }
 
 } // namespace
@@ -33,6 +56,12 @@ Result<QSslConfiguration> loadTlsConfiguration(const QString &certPath, const QS
         return refused(QStringLiteral("--tls-cert %1 expired on %2")
                            .arg(certPath, chain.first().expiryDate().toString(Qt::ISODate)));
 
+    // The key is a secret like the token file: one other users could read is refused.
+    struct stat st {};
+    if (::stat(QFile::encodeName(keyPath).constData(), &st) == 0 && (st.st_mode & 077) != 0)
+        return refused(QStringLiteral("--tls-key %1 can be read by other users (mode %2); make it "
+                                      "private: chmod 600 %1")
+                           .arg(keyPath, QString::number(st.st_mode & 0777, 8)));
     QFile keyFile(keyPath);
     if (!keyFile.open(QIODevice::ReadOnly))
         return refused(
@@ -59,6 +88,10 @@ Result<QSslConfiguration> loadTlsConfiguration(const QString &certPath, const QS
     config.setLocalCertificateChain(chain);
     config.setPrivateKey(key);
     config.setProtocol(QSsl::TlsV1_2OrLater);
+    const QList<QSslCipher> ciphers = intermediateCiphers();
+    if (ciphers.isEmpty())
+        return refused(QStringLiteral("TLS: the OpenSSL in use offers no ECDHE+AEAD cipher suite"));
+    config.setCiphers(ciphers);
     config.setPeerVerifyMode(QSslSocket::VerifyNone); // clients authenticate with the token
     return config;
 }

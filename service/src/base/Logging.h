@@ -13,9 +13,16 @@ Q_DECLARE_LOGGING_CATEGORY(lcWs)
 Q_DECLARE_LOGGING_CATEGORY(lcAgents)
 Q_DECLARE_LOGGING_CATEGORY(lcStorage)
 
+#include <QString>
+
 namespace flotilla {
 // Keeps secrets out of logs whatever QT_LOGGING_RULES says: Qt 6.4's own qt.httpserver debug
 // output prints whole requests, X-Auth-Token included, so that category's debug level is pinned
-// off.
+// off. And every message is escaped (escapeForLog) before Qt's handler prints it: logs quote
+// what requests carry (paths, commands, names), and a terminal or journal reader must not run
+// an escape sequence someone put there.
 void installSecretSafeLogging();
+
+// C0 controls, DEL and C1 controls as \xNN (\n, \r, \t by name), everything else as it is.
+QString escapeForLog(const QString &text);
 } // namespace flotilla

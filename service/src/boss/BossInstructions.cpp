@@ -109,7 +109,7 @@ QString taskMessage(const QString &delegationId, const Agent &boss, const Agent 
                "\n\nWhen you have finished, report to your boss through the Flotilla service "
                "that runs you:\n"
                "curl -s -X POST \"$FLOTILLA_URL/api/agents/%1/report-task\" -H 'Content-Type: "
-               "application/json' -H \"X-Auth-Token: $FLOTILLA_TOKEN\" -d '{\"summary\": \"<what "
+               "application/json' -H @\"$FLOTILLA_AUTH_HEADER_FILE\" -d '{\"summary\": \"<what "
                "you did and the outcome>\", \"status\": \"completed\"}'\n"
                "Use \"status\": \"failed\" if you could not do it. Without a report, your final "
                "answer becomes the task's summary.")

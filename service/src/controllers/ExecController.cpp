@@ -128,7 +128,7 @@ ExecController::ExecController(const OrchestrationDeps &deps, QObject *parent)
     : QObject(parent)
     , m_agents(deps.agents)
     , m_secrets(deps.secrets)
-    , m_exec(deps.agents, m_secrets, execLimits(deps.hub)) {
+    , m_exec(deps.agents, m_secrets, execLimits(deps.hub), deps.credentials) {
     registerExecRoutes(deps.http);
     registerSecretRoutes(deps.http);
     wireEvents(deps.hub);

@@ -2,7 +2,11 @@
 // What the orchestration controllers (exec, organization, boss) are built from: the shared
 // service objects, passed by reference from the composition root (no singletons).
 
+#include <QByteArray>
+#include <QList>
 #include <QString>
+
+#include <functional>
 
 namespace flotilla {
 
@@ -25,6 +29,8 @@ struct OrchestrationDeps {
     SecretStore &secrets;       // exec substitutes them, config transfer exports them on request
     RuleStore &permissionRules; // standing permission rules: config transfer's `permissions`
     QString dataDir;
+    // The service token and the agents' live tokens (exec masks them like secrets).
+    std::function<QList<QByteArray>()> credentials;
 };
 
 } // namespace flotilla

@@ -7,6 +7,8 @@
 #include "storage/StartupReport.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUuid>
@@ -104,6 +106,8 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
         return Error::conflict(
             wire::code::Conflict,
             QStringLiteral("an agent named '%1' already exists").arg(draft.name));
+    if (Status e = checkCwd(draft.cwd))
+        return *e;
     std::optional<WorktreePlacement> placed;
     if (draft.worktree) {
         if (!m_worktrees)
@@ -174,7 +178,36 @@ Result<Agent> AgentRegistry::patch(const QString &id, const AgentPatch &patch) {
     return updated;
 }
 
-Status AgentRegistry::checkWorktree(const AgentDraft &draft) const {
+void AgentRegistry::setForbiddenCwdRoots(const QStringList &roots) {
+    m_forbiddenCwdRoots.clear();
+    for (const QString &root : roots) {
+        if (root.isEmpty())
+            continue;
+        const QFileInfo info(root);
+        // Not there yet (a worktrees directory before the first worktree): as it will be.
+        const QString path =
+            info.exists() ? info.canonicalFilePath() : QDir::cleanPath(info.absoluteFilePath());
+        if (!path.isEmpty() && path != QLatin1String("/"))
+            m_forbiddenCwdRoots << path;
+    }
+}
+
+Status AgentRegistry::checkCwd(const QString &cwd) const {
+    // cwd is canonical (parseAgentDraft): symlinks and ".." cannot lead around this.
+    for (const QString &root : m_forbiddenCwdRoots) {
+        if (cwd == root || cwd.startsWith(root + QLatin1Char('/')))
+            return Error::invalid(
+                wire::code::InvalidValue,
+                QStringLiteral("field 'cwd' is inside %1, which belongs to flotillad (its data, "
+                               "worktrees or configuration): agents may not work there")
+                    .arg(root));
+    }
+    return std::nullopt;
+}
+
+Status AgentRegistry::checkDraft(const AgentDraft &draft) const {
+    if (Status e = checkCwd(draft.cwd))
+        return e;
     if (!draft.worktree)
         return std::nullopt;
     if (!m_worktrees)

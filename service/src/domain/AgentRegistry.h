@@ -50,8 +50,14 @@ public:
 
     // Set once by the composition root; without it a draft asking for a worktree is refused.
     void setWorktreeHooks(WorktreeHooks *hooks) { m_worktrees = hooks; }
-    // Whether a draft's `worktree` can be honoured, creating nothing (config import).
-    Status checkWorktree(const AgentDraft &draft) const;
+    // Directories no agent may work in (set once by the composition root): the service's data
+    // and worktrees directories and its config directory. An agent there could read the
+    // secrets and rewrite the database its own rights live in; its own worktree, which the
+    // service places under the worktrees directory itself, is the exception.
+    void setForbiddenCwdRoots(const QStringList &roots);
+    // Whether a draft can be created as it is, creating nothing (config import checks every
+    // entry before the first is made): its cwd, and whether its `worktree` can be honoured.
+    Status checkDraft(const AgentDraft &draft) const;
 
     const Agent *find(const QString &id) const;
     QList<Agent> agents() const;
@@ -76,6 +82,7 @@ private:
     Status persist(const QList<const Agent *> &agents);
     void invalidateCaches();
     bool nameTaken(const QString &name, const QString &exceptId) const;
+    Status checkCwd(const QString &cwd) const;
 
     Database &m_db;
     QHash<QString, Agent> m_agents;
@@ -88,6 +95,7 @@ private:
     QByteArray m_simpleCache;
     bool m_cachesValid = false;
     WorktreeHooks *m_worktrees = nullptr;
+    QStringList m_forbiddenCwdRoots; // canonical absolute paths
 };
 
 } // namespace flotilla

@@ -1,5 +1,6 @@
 #include "domain/AgentValidation.h"
 
+#include "domain/DisplayText.h"
 #include "protocol/PermissionNames.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
@@ -145,6 +146,8 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body) {
     d.name = name->value_or(QString()).trimmed();
     if (d.name.isEmpty())
         return Error::invalid(c::InvalidValue, QStringLiteral("field 'name' must not be empty"));
+    if (Status e = validateNameText(k::Name_, d.name))
+        return *e;
     if (d.name.size() > limits::kNameMax)
         return Error::invalid(
             c::InvalidValue,

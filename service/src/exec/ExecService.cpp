@@ -25,10 +25,11 @@ constexpr int kLoggedCommandChars = 200;
 }
 
 ExecService::ExecService(AgentRegistry &agents, SecretStore &secrets, ExecLimits limits,
-                         QObject *parent)
+                         CredentialSource credentials, QObject *parent)
     : QObject(parent)
     , m_agents(agents)
     , m_secrets(secrets)
+    , m_credentials(std::move(credentials))
     , m_limits(std::move(limits)) {
     m_shell = QDir::isAbsolutePath(m_limits.job.shell)
                   ? m_limits.job.shell
@@ -112,7 +113,9 @@ Result<ExecTaskInfo> ExecService::start(const ExecRequest &request, Completion d
                      QStringLiteral("bash was not found in flotillad's PATH")};
 
     // One snapshot of the values: a secret changed while the task runs stays masked.
-    const QList<QByteArray> values = m_secrets.values();
+    QList<QByteArray> values = m_secrets.values();
+    if (m_credentials)
+        values += m_credentials();
     const SecretMasker masker(values);
     auto task = std::make_shared<Task>();
     task->info.taskId = QUuid::createUuid().toString(QUuid::WithoutBraces);
@@ -143,7 +146,7 @@ Result<ExecTaskInfo> ExecService::start(const ExecRequest &request, Completion d
     spec.command = *expanded;
     spec.cwd = *cwd;
     spec.timeoutMs = request.timeoutMs;
-    spec.maskValues = values;
+    spec.maskValues = std::move(values);
     task->job->start(spec);
     return info;
 }

@@ -52,8 +52,12 @@ class ExecService final : public QObject {
 public:
     using Completion = std::function<void(const ExecTaskInfo &, const ExecOutcome &)>;
 
+    // The service's token and the agents' live tokens, masked in commands and output like
+    // secrets (an `env` or a parent's environ printed by a command must not show them).
+    using CredentialSource = std::function<QList<QByteArray>()>;
+
     ExecService(AgentRegistry &agents, SecretStore &secrets, ExecLimits limits = {},
-                QObject *parent = nullptr);
+                CredentialSource credentials = {}, QObject *parent = nullptr);
     ~ExecService() override; // kills every task's process group
 
     const ExecLimits &limits() const { return m_limits; }
@@ -85,6 +89,7 @@ private:
 
     AgentRegistry &m_agents;
     SecretStore &m_secrets;
+    CredentialSource m_credentials;
     ExecLimits m_limits;
     QString m_shell;       // absolute path of bash, empty when none was found
     StreamBudget m_budget; // output waiting to be streamed, all tasks together

@@ -37,6 +37,9 @@ public:
     QByteArray host;
     QByteArray ifNoneMatch;
     QByteArray acceptEncoding;
+    // Came in on the agents' callback listener (HttpServer::listenForAgents): only Access::Agent
+    // routes answer there.
+    bool viaAgentListener = false;
 
     QString param(const QString &name) const { return params.value(name); }
     bool hasQuery(const QString &key) const { return query.hasQueryItem(key); }
@@ -71,6 +74,11 @@ public:
 using Handler = std::function<Reply(const ApiRequest &)>;
 using ReplyCallback = std::function<void(const Reply &)>;
 using AsyncHandler = std::function<void(const ApiRequest &, ReplyCallback)>;
+
+// On every response of the port (API answers and refusals alike): never sniffed into another
+// type, never read by another site's page as a no-cors resource.
+inline constexpr char kNosniffHeader[] = "X-Content-Type-Options: nosniff\r\n";
+inline constexpr char kCorpHeader[] = "Cross-Origin-Resource-Policy: same-origin\r\n";
 
 // {"error": "<message>", "code": "<code>"} — the one error body shape (decisions.md).
 QByteArray errorBody(QLatin1String code, const QString &message);

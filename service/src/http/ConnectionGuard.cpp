@@ -2,12 +2,10 @@
 
 #include "base/Logging.h"
 #include "http/ApiTypes.h"
-#include "http/HeaderText.h"
 #include "protocol/WireNames.h"
 
 #include <QSslSocket>
 #include <QTcpSocket>
-#include <QVarLengthArray>
 
 #include <sys/socket.h>
 
@@ -21,22 +19,6 @@ constexpr int kLingerMs = 2000;
 
 constexpr int kMaxChunkLine = 256;
 constexpr int kMaxTrailerBytes = 8 * 1024;
-
-bool isTokenChar(char ch) {
-    // RFC 9110 tchar
-    if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))
-        return true;
-    return QByteArrayView("!#$%&'*+-.^_`|~").contains(ch);
-}
-
-bool containsToken(const QByteArray &list, const QByteArray &token) {
-    const QList<QByteArray> parts = list.split(',');
-    for (const QByteArray &p : parts) {
-        if (p.trimmed().compare(token, Qt::CaseInsensitive) == 0)
-            return true;
-    }
-    return false;
-}
 
 } // namespace
 
@@ -68,7 +50,7 @@ ConnectionGuard::ConnectionGuard(QTcpSocket *socket, const HttpLimits &limits,
     , m_verifier(std::move(verifier))
     , m_acceptor(std::move(acceptor))
     , m_handover(std::move(handover)) {
-    m_age.start();
+    m_headStarted.start();
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, &ConnectionGuard::onTimeout);
     connect(m_socket, &QIODevice::readyRead, this, &ConnectionGuard::onReadyRead);
@@ -116,6 +98,8 @@ void ConnectionGuard::feed(const QByteArray &data) {
                 break;
             }
             m_state = State::Headers;
+            if (m_handedToQt)
+                m_headStarted.restart(); // a later request's head; the first counts from accept
             m_headerBuf.clear();
             m_deadline.start(m_limits.headerTimeoutMs);
             break;
@@ -224,228 +208,77 @@ void ConnectionGuard::feed(const QByteArray &data) {
     }
 }
 
-namespace {
-
-// One header line, as views into the head buffer (no allocation on the hot path).
-struct HeaderView {
-    QByteArrayView name;
-    QByteArrayView value;
-};
-
-bool isTokenView(QByteArrayView s) {
-    if (s.isEmpty())
-        return false;
-    for (char ch : s) {
-        if (!isTokenChar(ch))
-            return false;
-    }
-    return true;
-}
-
-bool hasCtlView(QByteArrayView s) {
-    for (char ch : s) {
-        const auto u = static_cast<unsigned char>(ch);
-        if ((u < 0x20 && u != '\t') || u == 0x7f)
-            return true;
-    }
-    return false;
-}
-
-bool nameIs(QByteArrayView name, const char *lower) {
-    return name.size() == qsizetype(qstrlen(lower)) &&
-           qstrnicmp(name.data(), lower, name.size()) == 0;
-}
-
-} // namespace
-
 bool ConnectionGuard::onHeadersComplete() {
-    // Split the head into lines (views; a trailing CR is dropped), request line first.
-    const QByteArrayView headBuf(m_headerBuf);
-    QVarLengthArray<QByteArrayView, 32> lines;
-    qsizetype start = 0;
-    for (qsizetype p = 0; p < headBuf.size(); ++p) {
-        if (headBuf[p] != '\n')
-            continue;
-        QByteArrayView line = headBuf.sliced(start, p - start);
-        if (line.endsWith('\r'))
-            line.chop(1);
-        start = p + 1;
-        if (line.isEmpty())
-            break; // the blank line that ends the head
-        lines.append(line);
-    }
-    if (lines.isEmpty()) {
-        fail(400, c::BadRequest, QStringLiteral("empty request"));
+    auto parsed =
+        parseRequestHead(m_headerBuf, HeadLimits{m_limits.maxTargetBytes, m_limits.maxHeaderCount});
+    if (auto *refusal = std::get_if<Rejection>(&parsed)) {
+        refuse(*refusal);
         return false;
     }
-
-    // Request line: METHOD SP target SP version, single spaces.
-    const QByteArrayView requestLine = lines[0];
-    const qsizetype sp1 = requestLine.indexOf(' ');
-    const qsizetype sp2 = sp1 < 0 ? -1 : requestLine.indexOf(' ', sp1 + 1);
-    const QByteArrayView method = sp1 < 0 ? QByteArrayView() : requestLine.first(sp1);
-    const QByteArrayView target =
-        sp2 < 0 ? QByteArrayView() : requestLine.sliced(sp1 + 1, sp2 - sp1 - 1);
-    const QByteArrayView version = sp2 < 0 ? QByteArrayView() : requestLine.sliced(sp2 + 1);
-    if (sp2 < 0 || version.contains(' ') || !isTokenView(method) || target.isEmpty() ||
-        hasCtlView(target)) {
-        fail(400, c::BadRequest, QStringLiteral("malformed request line"));
-        return false;
-    }
-    if (version != "HTTP/1.1" && version != "HTTP/1.0") {
-        fail(505, c::BadRequest, QStringLiteral("only HTTP/1.0 and HTTP/1.1 are supported"));
-        return false;
-    }
-    if (target.size() > m_limits.maxTargetBytes) {
-        fail(414, c::UriTooLong,
-             QStringLiteral("request target exceeds %1 bytes").arg(m_limits.maxTargetBytes));
-        return false;
-    }
-    if (!target.startsWith('/')) {
-        fail(400, c::BadRequest, QStringLiteral("request target must be an absolute path"));
-        return false;
-    }
-    if (lines.size() - 1 > m_limits.maxHeaderCount) {
-        fail(431, c::HeadersTooLarge,
-             QStringLiteral("more than %1 header fields").arg(m_limits.maxHeaderCount));
-        return false;
-    }
-
-    // Header fields: validate each, keep views of the few that decide framing.
-    QVarLengthArray<HeaderView, 32> headers;
-    QByteArrayView host, upgrade, connection, te, expect, origin, fetchSite, contentType;
-    QVarLengthArray<QByteArrayView, 2> lengths;
-    for (qsizetype k = 1; k < lines.size(); ++k) {
-        const QByteArrayView l = lines[k];
-        const qsizetype colon = l.indexOf(':');
-        if (l.startsWith(' ') || l.startsWith('\t') || colon <= 0 || !isTokenView(l.first(colon)) ||
-            hasCtlView(l.sliced(colon + 1))) {
-            fail(400, c::BadRequest,
-                 QStringLiteral("malformed header field on line %1").arg(k + 1));
-            return false;
-        }
-        const HeaderView h{l.first(colon), trimmedView(l.sliced(colon + 1))};
-        headers.append(h);
-        if (nameIs(h.name, "host"))
-            host = h.value;
-        else if (nameIs(h.name, "content-length"))
-            lengths.append(h.value);
-        else if (nameIs(h.name, "transfer-encoding"))
-            te = h.value;
-        else if (nameIs(h.name, "expect"))
-            expect = h.value;
-        else if (nameIs(h.name, "upgrade"))
-            upgrade = h.value;
-        else if (nameIs(h.name, "connection"))
-            connection = h.value;
-        else if (nameIs(h.name, "origin"))
-            origin = h.value;
-        else if (nameIs(h.name, "sec-fetch-site"))
-            fetchSite = h.value;
-        else if (nameIs(h.name, "content-type"))
-            contentType = h.value;
-    }
-    if (version == "HTTP/1.1" && host.isEmpty()) {
-        fail(400, c::BadRequest, QStringLiteral("HTTP/1.1 request without Host header"));
-        return false;
-    }
-    if (method == "CONNECT") {
-        fail(405, c::MethodNotAllowed, QStringLiteral("CONNECT is not supported"));
-        return false;
-    }
+    ParsedHead &head = std::get<ParsedHead>(parsed);
     // Foreign Host or Origin: before the WebSocket handshake, routing and auth (RequestPolicy.h).
-    PolicyFields fields{host, origin, fetchSite, contentType, false};
+    PolicyFields fields{head.host, head.origin, head.fetchSite, head.contentType, false};
     if (auto refusal = m_policy->checkSource(fields)) {
         refuse(*refusal);
         return false;
     }
-
-    // Upgrade: Qt 6.4 would treat any "Connection: upgrade" request as an upgrade and drop it.
-    if (!upgrade.isEmpty() && containsToken(connection.toByteArray(), "upgrade")) {
-        if (upgrade.compare("websocket", Qt::CaseInsensitive) != 0 || method != "GET") {
-            fail(400, c::BadRequest,
-                 QStringLiteral("only GET upgrades to websocket are supported"));
-            return false;
-        }
-        RequestHead head; // the rare path: materialise the head for the verifier
-        head.method = method.toByteArray();
-        head.target = target.toByteArray();
-        head.version = version.toByteArray();
-        for (const HeaderView &h : headers)
-            head.headers.append({h.name.toByteArray().toLower(), h.value.toByteArray()});
-        if (auto refusal = m_verifier(head)) {
-            m_state = State::Done;
-            m_deadline.stop();
-            reject(m_socket, *refusal);
-            return false;
-        }
-        // Take the socket away from Qt's HTTP server before its parser sees these bytes.
-        m_state = State::Done;
-        m_deadline.stop();
-        QObject::disconnect(m_socket, &QIODevice::readyRead, nullptr, nullptr);
-        QObject::disconnect(m_socket, &QAbstractSocket::disconnected, nullptr, nullptr);
-        if (m_socket->isTransactionStarted()) // an upgrade after plain requests: Qt read some
-            m_socket->rollbackTransaction();
-        m_socket->setReadBufferSize(0);
-        QTcpSocket *socket = m_socket;
-        socket->setParent(nullptr);
-        deleteLater();
-        m_acceptor(socket);
+    if (head.asksUpgrade()) {
+        upgrade(head);
         return false;
     }
-
-    // Body framing. Both headers at once is a request-smuggling pattern: refuse it.
-    if (!te.isEmpty() && !lengths.isEmpty()) {
-        fail(400, c::BadRequest, QStringLiteral("both Transfer-Encoding and Content-Length"));
+    if (auto refusal = frameBody(head, m_limits.maxBodyBytes)) {
+        refuse(*refusal);
         return false;
     }
-    qint64 length = 0;
-    bool chunked = false;
-    if (!te.isEmpty()) {
-        if (te.compare("chunked", Qt::CaseInsensitive) != 0) {
-            fail(501, c::BadRequest, QStringLiteral("only chunked transfer-encoding is supported"));
-            return false;
-        }
-        chunked = true;
-    }
-    bool haveLength = false;
-    for (QByteArrayView field : lengths) {
-        // Repeated fields (or a comma list) must all carry the same decimal value.
-        for (const QByteArray &part : field.toByteArray().split(',')) {
-            const QByteArrayView v = trimmedView(part);
-            bool digits = !v.isEmpty() && v.size() <= 18;
-            for (char ch : v)
-                digits = digits && ch >= '0' && ch <= '9';
-            const qint64 parsed = digits ? v.toByteArray().toLongLong() : -1;
-            if (!digits || (haveLength && parsed != length)) {
-                fail(400, c::BadRequest, QStringLiteral("malformed Content-Length"));
-                return false;
-            }
-            length = parsed;
-            haveLength = true;
-        }
-    }
-    if (length > m_limits.maxBodyBytes) {
-        fail(413, c::PayloadTooLarge,
-             QStringLiteral("request body of %1 bytes exceeds the limit of %2 bytes")
-                 .arg(length)
-                 .arg(m_limits.maxBodyBytes));
-        return false;
-    }
-
-    fields.hasBody = chunked || length > 0;
+    fields.hasBody = head.chunked || head.bodyLength > 0;
     if (auto refusal = m_policy->checkBody(fields)) { // before any byte of the body is parsed
         refuse(*refusal);
         return false;
     }
+    return expectBody(head);
+}
 
+void ConnectionGuard::upgrade(const ParsedHead &parsed) {
+    if (parsed.upgrade.compare("websocket", Qt::CaseInsensitive) != 0 || parsed.method != "GET")
+        return fail(400, c::BadRequest,
+                    QStringLiteral("only GET upgrades to websocket are supported"));
+    RequestHead head; // the rare path: materialise the head for the verifier
+    head.method = parsed.method.toByteArray();
+    head.target = parsed.target.toByteArray();
+    head.version = parsed.version.toByteArray();
+    for (const HeaderView &h : parsed.headers)
+        head.headers.append({h.name.toByteArray().toLower(), h.value.toByteArray()});
+    if (auto refusal = m_verifier(head)) {
+        m_state = State::Done;
+        m_deadline.stop();
+        reject(m_socket, *refusal);
+        return;
+    }
+    // Take the socket away from Qt's HTTP server before its parser sees these bytes.
+    m_state = State::Done;
+    m_deadline.stop();
+    QObject::disconnect(m_socket, &QIODevice::readyRead, nullptr, nullptr);
+    QObject::disconnect(m_socket, &QAbstractSocket::disconnected, nullptr, nullptr);
+    if (m_socket->isTransactionStarted()) // an upgrade after plain requests: Qt read some
+        m_socket->rollbackTransaction();
+    m_socket->setReadBufferSize(0);
+    QTcpSocket *socket = m_socket;
+    socket->setParent(nullptr);
+    deleteLater();
+    m_acceptor(socket);
+}
+
+bool ConnectionGuard::expectBody(const ParsedHead &head) {
+    const QByteArrayView expect = head.expect;
+    const bool chunked = head.chunked;
+    const qint64 bodyLength = head.bodyLength;
     if (!expect.isEmpty()) {
         if (expect.compare("100-continue", Qt::CaseInsensitive) != 0) {
             fail(417, c::BadRequest, QStringLiteral("unsupported expectation"));
             return false;
         }
         // Qt 6.4 never answers this; curl would stall a second before sending the body.
-        if (chunked || length > 0)
+        if (chunked || bodyLength > 0)
             m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
     }
 
@@ -462,9 +295,9 @@ bool ConnectionGuard::onHeadersComplete() {
         m_state = State::ChunkSize;
         m_lineBuf.clear();
         m_deadline.start(m_limits.bodyTimeoutMs);
-    } else if (length > 0) {
+    } else if (bodyLength > 0) {
         m_state = State::Body;
-        m_remaining = length;
+        m_remaining = bodyLength;
         m_deadline.start(m_limits.bodyTimeoutMs);
     } else {
         onRequestComplete();
@@ -479,9 +312,15 @@ void ConnectionGuard::onRequestComplete() {
     m_deadline.stop();
 }
 
+qint64 ConnectionGuard::pendingHeadMs() const {
+    const bool pending = m_state == State::Headers || (m_state == State::Idle && m_silent);
+    return pending ? m_headStarted.elapsed() : -1;
+}
+
 void ConnectionGuard::evict() {
     qCInfo(lcHttp).noquote() << "connection limit reached: closing a connection from"
-                             << m_socket->peerAddress().toString() << "that sent nothing";
+                             << m_socket->peerAddress().toString()
+                             << (m_silent ? "that sent nothing" : "that has not finished its head");
     m_state = State::Done;
     m_silent = false;
     m_deadline.stop();
@@ -520,7 +359,7 @@ void ConnectionGuard::reject(QTcpSocket *socket, const Rejection &r) {
     QByteArray out =
         "HTTP/1.1 " + QByteArray::number(r.status) + ' ' + reasonPhrase(r.status) + "\r\n";
     out += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) +
-           "\r\n";
+           "\r\n" + kNosniffHeader + kCorpHeader + "Cache-Control: no-store\r\n";
     for (const auto &h : r.headers)
         out += h.first + ": " + h.second + "\r\n";
     out += "Connection: close\r\n\r\n" + body;

@@ -11,6 +11,7 @@
 // parser sees them.
 
 #include "http/Rejection.h"
+#include "http/RequestHeadParser.h"
 #include "http/RequestPolicy.h"
 
 #include <QByteArray>
@@ -32,6 +33,10 @@ class QTcpSocket;
 
 namespace flotilla {
 
+// A dynamic property of a GuardedTcpServer that serves agents only (HttpServer::listenForAgents);
+// it passes it on to every socket it accepts.
+inline constexpr char kAgentsOnlyProperty[] = "flotillaAgentsOnly";
+
 struct HttpLimits {
     qint64 maxBodyBytes = 1 << 20;  // 1 MiB
     int maxHeaderBytes = 32 * 1024; // request line + header fields
@@ -41,6 +46,9 @@ struct HttpLimits {
     int bodyTimeoutMs = 60'000;   // from the end of the headers to the end of the body
     int idleTimeoutMs = 60'000;   // keep-alive connection with no request in flight
     int maxConnections = 1000;    // concurrent HTTP + WebSocket connections
+    // At the limit, a connection that has not sent a whole request head in this long may be
+    // closed to make room for a new one.
+    int evictUnfinishedAfterMs = 2000;
 };
 
 struct RequestHead {
@@ -72,10 +80,12 @@ public:
     // gracefully (half-close, then drain what the client still sends for a moment).
     static void reject(QTcpSocket *socket, const Rejection &r);
 
-    // True until the client sends its first byte.
-    bool isSilent() const { return m_silent; }
-    qint64 ageMs() const { return m_age.elapsed(); }
-    // Closes a silent connection to make room for a new one (nothing is in flight on it).
+    // How long the client has been sending a request head without finishing it (silent since
+    // it connected, or trickling its head); -1 when no head is pending (a request is in its
+    // body or being answered, the connection waits between requests, or it is closed).
+    qint64 pendingHeadMs() const;
+    // Closes a connection whose head is pending to make room for a new one (no request of it
+    // has reached a handler).
     void evict();
 
 private:
@@ -83,7 +93,9 @@ private:
 
     void onReadyRead();
     void feed(const QByteArray &data);
-    bool onHeadersComplete(); // false when the request was rejected or handed over
+    bool onHeadersComplete();                // false when the request was rejected or handed over
+    void upgrade(const ParsedHead &head);    // a WebSocket handshake: verified, then handed over
+    bool expectBody(const ParsedHead &head); // 100-continue, Qt takes over, the body's framing
     void onRequestComplete();
     void onTimeout();
     void fail(int status, QLatin1String code, const QString &message);
@@ -101,8 +113,8 @@ private:
     bool m_handedToQt = false;
     qint64 m_seenUnread = 0; // bytes already fed that are still unread in the socket buffer
     State m_state = State::Idle;
-    bool m_silent = true;
-    QElapsedTimer m_age;
+    bool m_silent = true;        // nothing received yet
+    QElapsedTimer m_headStarted; // since accept, then since the first byte of each head
     QByteArray m_headerBuf;
     QByteArray m_lineBuf; // chunk-size and trailer lines
     qint64 m_remaining = 0;
@@ -133,11 +145,13 @@ private:
     UpgradeAcceptor m_acceptor;
     std::optional<QSslConfiguration> m_tls;
     std::shared_ptr<int> m_open = std::make_shared<int>(0); // shared with each socket's counter
-    // Connections in accept order, oldest first (entries go stale once they speak or close).
-    // At the limit, the oldest one that has sent nothing for kEvictSilentAfterMs makes room for
-    // the newcomer, so a client hoarding idle connections cannot lock everyone else out until
-    // the header timeout (a real client sends its request right after connecting).
-    QList<QPointer<ConnectionGuard>> m_silent;
+    // Connections in accept order, oldest first (entries go stale once a head is complete or
+    // they close). At the limit, the oldest one whose head has been pending for
+    // HttpLimits::evictUnfinishedAfterMs
+    // makes room for the newcomer, so a client hoarding connections, silent or trickling a
+    // byte at a time, cannot lock everyone else out until the header timeout (a real client
+    // sends its whole head right after connecting).
+    QList<QPointer<ConnectionGuard>> m_unfinished;
 };
 
 } // namespace flotilla

@@ -27,8 +27,6 @@ public:
 private:
     std::shared_ptr<int> m_count;
 };
-// At the connection limit, a connection silent this long may be closed for a new one.
-constexpr qint64 kEvictSilentAfterMs = 2000;
 
 } // namespace
 
@@ -69,16 +67,19 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
     // connection: Qt 6.4's WebSocket upgrade disconnects every signal of the socket, `destroyed`
     // included, and the count then only grew until the limit refused everyone.
     new OpenCount(socket, m_open);
+    if (property(kAgentsOnlyProperty).toBool())
+        socket->setProperty(kAgentsOnlyProperty, true);
     bool evicted = false;
-    while (*m_open > m_limits.maxConnections && !evicted && !m_silent.isEmpty()) {
-        const QPointer<ConnectionGuard> &oldest = m_silent.constFirst();
-        if (oldest && oldest->isSilent()) {
-            if (oldest->ageMs() < kEvictSilentAfterMs)
-                break;       // every later one is younger still
+    while (*m_open > m_limits.maxConnections && !evicted && !m_unfinished.isEmpty()) {
+        const QPointer<ConnectionGuard> &oldest = m_unfinished.constFirst();
+        const qint64 pending = oldest ? oldest->pendingHeadMs() : -1;
+        if (pending >= 0) {
+            if (pending < m_limits.evictUnfinishedAfterMs)
+                break;       // later ones are younger still
             oldest->evict(); // m_open drops when its socket is deleted, a moment later
             evicted = true;
         }
-        m_silent.removeFirst();
+        m_unfinished.removeFirst();
     }
     if (*m_open > m_limits.maxConnections && !evicted) {
         qCWarning(lcHttp) << "refusing connection: limit of" << m_limits.maxConnections
@@ -99,10 +100,11 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
     socket->setReadBufferSize(m_limits.maxHeaderBytes + m_limits.maxBodyBytes + 64 * 1024);
     auto *guard = new ConnectionGuard(socket, m_limits, m_policy, m_verifier, m_acceptor,
                                       [this](QTcpSocket *s) { addPendingConnection(s); });
-    if (m_silent.size() >= 2 * m_limits.maxConnections) {
-        m_silent.removeIf([](const QPointer<ConnectionGuard> &g) { return !g || !g->isSilent(); });
+    if (m_unfinished.size() >= 2 * m_limits.maxConnections) {
+        m_unfinished.removeIf(
+            [](const QPointer<ConnectionGuard> &g) { return !g || g->pendingHeadMs() < 0; });
     }
-    m_silent.append(guard);
+    m_unfinished.append(guard);
 }
 
 } // namespace flotilla

@@ -26,6 +26,11 @@ namespace {
 // the head: one write, one chunk.
 constexpr qsizetype kSeparateBodyBytes = 16 * 1024;
 
+QString agentListenerOnly() {
+    return QStringLiteral("this listener serves agents' own calls only (permission hooks, "
+                          "report-task, notify, their own agent); use the service's port");
+}
+
 QByteArray serializeResponse(const Reply &reply, bool withBody) {
     QByteArray out;
     out.reserve(160 + (withBody ? reply.body.size() : 0));
@@ -37,15 +42,24 @@ QByteArray serializeResponse(const Reply &reply, bool withBody) {
         out += "Content-Length: " + QByteArray::number(reply.body.size()) + "\r\n";
     }
     // Nothing the API answers may be stored, unless the handler says otherwise (the static site's
-    // assets are cacheable).
-    bool ownCacheControl = false;
+    // assets are cacheable). No answer is sniffed into another type or read by another site's
+    // page as a no-cors resource (a <script src> of /api/agents): defence in depth behind auth.
+    bool ownCacheControl = false, ownNosniff = false, ownCorp = false;
     for (const auto &h : reply.headers) {
         out += h.first + ": " + h.second + "\r\n";
         ownCacheControl =
             ownCacheControl || h.first.compare("cache-control", Qt::CaseInsensitive) == 0;
+        ownNosniff =
+            ownNosniff || h.first.compare("x-content-type-options", Qt::CaseInsensitive) == 0;
+        ownCorp =
+            ownCorp || h.first.compare("cross-origin-resource-policy", Qt::CaseInsensitive) == 0;
     }
     if (!ownCacheControl)
         out += "Cache-Control: no-store\r\n";
+    if (!ownNosniff)
+        out += kNosniffHeader;
+    if (!ownCorp)
+        out += kCorpHeader;
     out += "\r\n";
     if (withBody)
         out += reply.body;
@@ -76,6 +90,7 @@ protected:
         r.path = url.path(QUrl::FullyDecoded);
         r.query = QUrlQuery(url);
         r.body = request.body();
+        r.viaAgentListener = socket->property(kAgentsOnlyProperty).toBool();
         if (r.method == Method::Get || r.method == Method::Head) {
             r.host = request.value(QByteArrayLiteral("host"));
             r.ifNoneMatch = request.value(QByteArrayLiteral("if-none-match"));
@@ -258,6 +273,11 @@ void HttpServer::dispatch(ApiRequest request, std::function<void(const Reply &, 
     const Route *route = match(request, &allowed, &params);
     const bool open = route && route->access == Access::Open;
     auto refuse = [&](const Reply &r) { send(r, headOnly); };
+    if (request.viaAgentListener && !(route && route->access == Access::Agent)) {
+        qCInfo(lcHttp).noquote() << "agents' listener refused" << methodName(request.method)
+                                 << request.path;
+        return refuse(Error::notFound(c::RouteNotFound, agentListenerOnly()));
+    }
     if (!request.authenticated && !open && !request.agentScope.isEmpty()) {
         // An agent's own token: only routes agents need, and only for itself.
         const bool agentRoute = route && route->access == Access::Agent;
@@ -350,10 +370,17 @@ void HttpServer::acceptUpgrade(QTcpSocket *socket) {
 }
 
 Result<GuardedTcpServer *> HttpServer::bindListener(const QHostAddress &address, quint16 port,
-                                                    const QSslConfiguration *tls) {
+                                                    const QSslConfiguration *tls, bool agentsOnly) {
+    UpgradeVerifier verifier = [this](const RequestHead &h) { return verifyUpgrade(h); };
+    if (agentsOnly)
+        verifier = [](const RequestHead &) -> std::optional<Rejection> {
+            return Rejection{404, c::RouteNotFound, agentListenerOnly(), {}};
+        };
     auto *tcp = new GuardedTcpServer(
-        m_config.limits, m_policy, [this](const RequestHead &h) { return verifyUpgrade(h); },
-        [this](QTcpSocket *s) { acceptUpgrade(s); }, tls, this);
+        m_config.limits, m_policy, std::move(verifier), [this](QTcpSocket *s) { acceptUpgrade(s); },
+        tls, this);
+    if (agentsOnly)
+        tcp->setProperty(kAgentsOnlyProperty, true);
     if (!tcp->listen(address, port)) {
         const QString why = tcp->errorString();
         delete tcp;
@@ -368,15 +395,15 @@ Result<GuardedTcpServer *> HttpServer::bindListener(const QHostAddress &address,
 }
 
 Result<quint16> HttpServer::listen(const QHostAddress &address, quint16 port) {
-    auto tcp = bindListener(address, port, m_config.tls ? &*m_config.tls : nullptr);
+    auto tcp = bindListener(address, port, m_config.tls ? &*m_config.tls : nullptr, false);
     if (!tcp)
         return tcp.error();
     m_policy->bind(address, (*tcp)->serverPort());
     return (*tcp)->serverPort();
 }
 
-Result<quint16> HttpServer::listenPlain(const QHostAddress &address, quint16 port) {
-    auto tcp = bindListener(address, port, nullptr);
+Result<quint16> HttpServer::listenForAgents(const QHostAddress &address, quint16 port) {
+    auto tcp = bindListener(address, port, nullptr, true);
     if (!tcp)
         return tcp.error();
     return (*tcp)->serverPort();

@@ -56,8 +56,11 @@ public:
     // port 0).
     Result<quint16> listen(const QHostAddress &address, quint16 port);
     // A second listener without TLS, for agents' callbacks on loopback when listen() uses TLS
-    // (their curl would not trust a self-signed certificate). Same routes, auth and checks.
-    Result<quint16> listenPlain(const QHostAddress &address, quint16 port);
+    // (their curl would not trust a self-signed certificate). It serves only the routes an
+    // agent's token may call (Access::Agent: hooks, report-task, notify, its own GET/PATCH),
+    // with the same auth and checks; the page, the WebSocket and the rest of the API answer 404
+    // there, so a local program gains nothing by using it instead of the main port.
+    Result<quint16> listenForAgents(const QHostAddress &address, quint16 port);
     // Stops accepting new connections; open ones finish.
     void stopListening();
     int openConnections() const;
@@ -106,7 +109,7 @@ private:
     QtHttpBackend *m_backend = nullptr;
     QWebSocketServer *m_wsServer = nullptr;
     Result<GuardedTcpServer *> bindListener(const QHostAddress &address, quint16 port,
-                                            const QSslConfiguration *tls);
+                                            const QSslConfiguration *tls, bool agentsOnly);
     QList<GuardedTcpServer *> m_listeners;
 };
 

@@ -1,5 +1,6 @@
 #include "notify/ChannelStore.h"
 
+#include "domain/DisplayText.h"
 #include "notify/NotifyLogging.h"
 #include "protocol/NotifyNames.h"
 #include "storage/Database.h"
@@ -197,6 +198,8 @@ Result<Channel> ChannelStore::parse(const QJsonObject &body) {
         ch.name = body.value(k::Name_).toString().trimmed();
         if (ch.name.size() > kNameMax)
             return badValue(k::Name_, QStringLiteral("is longer than %1 characters").arg(kNameMax));
+        if (Status e = validateNameText(k::Name_, ch.name))
+            return *e;
     }
     return ch;
 }

@@ -1,5 +1,6 @@
 #include "organization/AreaStore.h"
 
+#include "domain/DisplayText.h"
 #include "organization/OrgLogging.h"
 #include "protocol/OrganizationNames.h"
 #include "storage/Database.h"
@@ -58,6 +59,8 @@ Result<AreaDraft> parseAreaDraft(const QJsonObject &body) {
     d.name = body.value(k::Name_).toString().trimmed();
     if (d.name.isEmpty())
         return Error::invalid(c::InvalidValue, QStringLiteral("field 'name' must not be empty"));
+    if (Status e = validateNameText(k::Name_, d.name))
+        return *e;
     if (d.name.size() > AreaStore::kNameMax)
         return Error::invalid(
             c::InvalidValue,

@@ -58,9 +58,8 @@ bool isEmptyValue(const QJsonValue &v) {
            (v.isObject() && v.toObject().isEmpty());
 }
 
-const QStringList kCreateKeys{QString(k::Name_),     QString(k::Class), QString(k::Cwd),
-                              QString(k::Provider),  QString(k::Model),
-                              QString(wk::Worktree)};
+const QStringList kCreateKeys{QString(k::Name_),    QString(k::Class), QString(k::Cwd),
+                              QString(k::Provider), QString(k::Model), QString(wk::Worktree)};
 const QStringList kLabelKeys{QString(k::TaskLabel), QString(k::TrackingStatus),
                              QString(k::TrackingStatusDetail)};
 
@@ -147,8 +146,9 @@ QJsonObject ConfigTransfer::exportDocument(const QStringList &categories,
                 if (a.worktree.isSet()) {
                     // As it was asked for: the place in the repository, and a worktree to make
                     // there on import (its branch taken already: -2, never the same one).
-                    agent.insert(k::Cwd, QDir::cleanPath(a.worktree.repo + QLatin1Char('/') +
-                                                         QDir(a.worktree.path).relativeFilePath(a.cwd)));
+                    agent.insert(k::Cwd,
+                                 QDir::cleanPath(a.worktree.repo + QLatin1Char('/') +
+                                                 QDir(a.worktree.path).relativeFilePath(a.cwd)));
                     agent.insert(wk::Worktree, QJsonObject{{wk::BaseRef, a.worktree.baseRef},
                                                            {wk::Branch, a.worktree.branch}});
                 }
@@ -328,7 +328,7 @@ Status ConfigTransfer::validateAgents(const QJsonValue &value, const QStringList
         const auto draft = parseAgentDraft(pick(o, kCreateKeys));
         if (!draft)
             return at(where, draft.error());
-        if (Status e = m_agents.checkWorktree(*draft)) // a repository, a base that resolves
+        if (Status e = m_agents.checkDraft(*draft)) // its cwd; a repository, a base that resolves
             return at(where, *e);
         const auto labels = parseAgentPatch(pick(o, kLabelKeys));
         if (!labels)

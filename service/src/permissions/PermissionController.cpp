@@ -25,6 +25,7 @@ namespace pm = wire::permission::msg;
 namespace hk = wire::permission::hook;
 namespace mode = wire::permission::mode;
 namespace by = wire::permission::by;
+namespace pv = wire::permission::via;
 
 namespace {
 constexpr qsizetype kMaxRememberedToolUses = 1000;
@@ -86,13 +87,14 @@ PermissionController::PermissionController(HttpServer &http, AgentRegistry &agen
     connect(&agents, &AgentRegistry::agentDeleted, this, [this](const QString &agentId) {
         denyAllOf(agentId, QStringLiteral("the agent was deleted"));
         m_rules.removeScopedTo(agentId);
+        m_hookLog.forget(agentId);
     });
     connect(&rules, &RuleStore::rulesChanged, this, &PermissionController::applyRulesToPending);
 }
 
 PermissionController::~PermissionController() {
     for (const Pending &p : std::as_const(m_pending)) {
-        logDecision(p.agentId, p.tool, p.toolInput, false, by::Stop);
+        logDecision(p.agentId, p.tool, p.toolInput, false, by::Stop, p.via);
         p.answer(false, QStringLiteral("the service is shutting down"));
     }
     m_pending.clear();
@@ -116,8 +118,20 @@ RuleVerdict PermissionController::rulesFor(const QString &agentId, const QString
 
 void PermissionController::logDecision(const QString &agentId, const QString &tool,
                                        const QJsonValue &toolInput, bool granted,
-                                       QLatin1String decidedBy, const QString &ruleId) {
+                                       QLatin1String decidedBy, QLatin1String via,
+                                       const QString &ruleId) {
+    int suppressed = 0;
+    if (via == pv::Hook && decidedBy != by::Client && !m_hookLog.admit(agentId, &suppressed)) {
+        if (suppressed == 0) // once per burst, not once per call
+            qCWarning(lcAgents).noquote()
+                << "agent" << agentId
+                << "sends permission hook calls faster than the decision log takes them; "
+                   "further entries are counted, not logged";
+        return;
+    }
     PermissionDecision d;
+    d.via = via;
+    d.suppressed = suppressed;
     d.agentId = agentId;
     const Agent *agent = m_agents.find(agentId);
     d.agentName = agent ? agent->name : QString();
@@ -172,7 +186,8 @@ void PermissionController::check(const ApiRequest &request, const ReplyCallback 
     const QString tool = body->value(hk::ToolName).toString();
     const RuleVerdict verdict = rulesFor(agentId, tool, body->value(hk::ToolInput));
     if (verdict.kind == RuleVerdict::Kind::Deny) { // in any mode, before the CLI's own rules
-        logDecision(agentId, tool, body->value(hk::ToolInput), false, by::Rule, verdict.ruleId);
+        logDecision(agentId, tool, body->value(hk::ToolInput), false, by::Rule, pv::Hook,
+                    verdict.ruleId);
         const QString why = QStringLiteral("denied by a standing permission rule");
         reply(event == hk::PreToolUse ? preToolUseDecision(QStringLiteral("deny"), why)
                                       : permissionRequestDecision(false, why));
@@ -197,12 +212,13 @@ void PermissionController::check(const ApiRequest &request, const ReplyCallback 
             return;
         }
         if (verdict.kind == RuleVerdict::Kind::Allow) { // where the CLI would ask
-            logDecision(agentId, tool, body->value(hk::ToolInput), true, by::Rule, verdict.ruleId);
+            logDecision(agentId, tool, body->value(hk::ToolInput), true, by::Rule, pv::Hook,
+                        verdict.ruleId);
             reply(permissionRequestDecision(true, {}));
             return;
         }
         hold(agentId, tool, body->value(hk::ToolInput), m_toolUseIds.take(toolKey(agentId, *body)),
-             [reply](bool granted, const QString &reason) {
+             pv::Hook, [reply](bool granted, const QString &reason) {
                  reply(permissionRequestDecision(granted, reason));
              });
         return;
@@ -225,16 +241,16 @@ void PermissionController::onProcessRequest(const QString &agentId, const QStrin
         return answer(false, why);
     const RuleVerdict verdict = rulesFor(agentId, toolName, toolInput);
     if (verdict.kind == RuleVerdict::Kind::Deny) {
-        logDecision(agentId, toolName, toolInput, false, by::Rule, verdict.ruleId);
+        logDecision(agentId, toolName, toolInput, false, by::Rule, pv::Process, verdict.ruleId);
         return answer(false, QStringLiteral("denied by a standing permission rule"));
     }
     if (agent->permissionMode == mode::Auto)
         return answer(true, {});
     if (verdict.kind == RuleVerdict::Kind::Allow) {
-        logDecision(agentId, toolName, toolInput, true, by::Rule, verdict.ruleId);
+        logDecision(agentId, toolName, toolInput, true, by::Rule, pv::Process, verdict.ruleId);
         return answer(true, {});
     }
-    hold(agentId, toolName, toolInput, QString(), std::move(answer));
+    hold(agentId, toolName, toolInput, QString(), pv::Process, std::move(answer));
 }
 
 // Non-empty (the reason, for the CLI) when a tool use names the service's own credentials or
@@ -252,19 +268,22 @@ QString PermissionController::protectedPathNamedIn(const QString &agentId,
 
 void PermissionController::hold(const QString &agentId, const QString &toolName,
                                 const QJsonValue &toolInput, const QString &toolUseId,
-                                Answer answer) {
+                                QLatin1String via, Answer answer) {
     const Agent *agent = m_agents.find(agentId);
     Pending p;
     p.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     p.agentId = agentId;
     p.tool = toolName;
     p.toolInput = toolInput.toObject();
+    p.via = via;
+    // What clients are shown (and replayed) never holds a secret's value or a token; the rules
+    // and the CLI's answer work on the real input.
     p.request = QJsonObject{
         {k::Id, p.id},
         {k::AgentId, agentId},
         {k::AgentName, agent ? agent->name : QString()},
         {pk::Tool, toolName},
-        {pk::ToolInput, toolInput},
+        {pk::ToolInput, m_mask ? QJsonValue(m_mask(p.toolInput)) : toolInput},
         {pk::ToolUseId, toolUseId.isEmpty() ? QJsonValue() : QJsonValue(toolUseId)},
         {k::Timestamp, QDateTime::currentMSecsSinceEpoch()},
     };
@@ -360,7 +379,7 @@ void PermissionController::resolve(const QString &id, bool granted, const QStrin
     const Pending p = *it;
     m_pending.erase(it);
     p.timer->deleteLater();
-    logDecision(p.agentId, p.tool, p.toolInput, granted, decidedBy, ruleId);
+    logDecision(p.agentId, p.tool, p.toolInput, granted, decidedBy, p.via, ruleId);
     qCInfo(lcAgents).noquote() << "permission" << id << "for agent" << p.agentId
                                << (granted ? "granted" : "denied") << reason;
     p.answer(granted, reason);

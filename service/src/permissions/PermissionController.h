@@ -20,6 +20,7 @@
 // decision except `auto` mode's is logged (RuleStore::log) with who made it.
 
 #include "http/ApiTypes.h"
+#include "permissions/HookLogLimiter.h"
 #include "permissions/ProtectedPaths.h"
 #include "permissions/RuleMatcher.h"
 
@@ -69,7 +70,8 @@ private:
         QString agentId;
         QString tool;
         QJsonObject toolInput;
-        QJsonObject request; // the permission_request payload
+        QJsonObject request; // the permission_request payload (its toolInput masked)
+        QLatin1String via;   // wire::permission::via: the agent's hook or the CLI's process
         Answer answer;
         QTimer *timer = nullptr;
     };
@@ -79,13 +81,14 @@ private:
                           const QJsonObject &toolInput);
     QString protectedPathNamedIn(const QString &agentId, const QJsonValue &toolInput) const;
     void hold(const QString &agentId, const QString &toolName, const QJsonValue &toolInput,
-              const QString &toolUseId, Answer answer);
+              const QString &toolUseId, QLatin1String via, Answer answer);
     void onResponse(QWebSocket *client, const QJsonObject &payload);
     // The verdict of the standing rules for a tool use of `agentId`.
     RuleVerdict rulesFor(const QString &agentId, const QString &tool,
                          const QJsonValue &toolInput) const;
+    // Entries a hook caused are rate-limited per agent (HookLogLimiter), a user's never.
     void logDecision(const QString &agentId, const QString &tool, const QJsonValue &toolInput,
-                     bool granted, QLatin1String by, const QString &ruleId = {});
+                     bool granted, QLatin1String by, QLatin1String via, const QString &ruleId = {});
     void resolve(const QString &id, bool granted, const QString &reason, QLatin1String by,
                  const QString &ruleId = {});
     void denyAllOf(const QString &agentId, const QString &reason);
@@ -99,6 +102,7 @@ private:
     EventHub &m_hub;
     RuleStore &m_rules;
     Masker m_mask;
+    HookLogLimiter m_hookLog;
     QString m_answering; // the request a permission_response with `remember` is answering
     int m_timeoutMs;
     ProtectedPaths m_protected;

@@ -40,6 +40,10 @@ QJsonObject PermissionDecision::toJson() const {
                   {k::Timestamp, timestamp}};
     if (!ruleId.isEmpty())
         o.insert(pk::RuleId, ruleId);
+    if (!via.isEmpty())
+        o.insert(pk::Via, via);
+    if (suppressed > 0)
+        o.insert(pk::Suppressed, suppressed);
     return o;
 }
 
@@ -52,8 +56,8 @@ RuleStore::~RuleStore() = default;
 
 Status RuleStore::load() {
     m_rules.clear();
-    return m_db.query(QStringLiteral("SELECT data FROM permission_rules ORDER BY rowid"),
-                      {}, [this](const QVariantList &row) {
+    return m_db.query(QStringLiteral("SELECT data FROM permission_rules ORDER BY rowid"), {},
+                      [this](const QVariantList &row) {
                           PermissionRule r;
                           const QJsonObject json =
                               QJsonDocument::fromJson(row.value(0).toByteArray()).object();
@@ -195,6 +199,8 @@ Result<QList<PermissionDecision>> RuleStore::decisions(int limit, const QString 
         d.by = o.value(pk::By).toString();
         d.ruleId = o.value(pk::RuleId).toString();
         d.timestamp = o.value(k::Timestamp).toInteger();
+        d.via = o.value(pk::Via).toString();
+        d.suppressed = o.value(pk::Suppressed).toInt();
         out.append(d);
     };
     // Past the bound even before the next trim: only the newest kMaxDecisions are the log.

@@ -27,6 +27,8 @@ struct PermissionDecision {
     QString by;     // client | rule | timeout | stop
     QString ruleId; // when by == rule
     qint64 timestamp = 0;
+    QString via;        // hook | process (empty in entries older than the field)
+    int suppressed = 0; // this agent's hook entries not logged just before (rate limit)
 
     QJsonObject toJson() const;
 };

@@ -2,22 +2,92 @@
 
 #include "security/ConstantTime.h"
 
+#include <QDir>
+#include <QFile>
 #include <QRandomGenerator>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace flotilla {
 
 namespace {
 constexpr char kPrefix[] = "flotilla-agent.";
 constexpr qsizetype kSecretBytes = 32; // 256 bits
+constexpr char kHeaderSuffix[] = ".header";
 } // namespace
 
-QByteArray AgentTokens::issue(const QString &agentId) {
+AgentTokens::AgentTokens(QString fileDir)
+    : m_fileDir(std::move(fileDir)) {
+    if (m_fileDir.isEmpty())
+        return;
+    QDir().mkpath(m_fileDir);
+    ::chmod(QFile::encodeName(m_fileDir).constData(), 0700);
+    // Files of a service that was killed: their tokens died with it.
+    const QStringList stale =
+        QDir(m_fileDir).entryList({QLatin1String("*") + QLatin1String(kHeaderSuffix)},
+                                  QDir::Files | QDir::Hidden | QDir::System);
+    for (const QString &name : stale)
+        QFile::remove(m_fileDir + QLatin1Char('/') + name);
+}
+
+AgentTokens::~AgentTokens() {
+    for (auto it = m_secrets.constBegin(); it != m_secrets.constEnd(); ++it) {
+        if (!m_fileDir.isEmpty())
+            QFile::remove(headerFileFor(it.key()));
+    }
+}
+
+QString AgentTokens::headerFileFor(const QString &agentId) const {
+    return m_fileDir + QLatin1Char('/') + agentId + QLatin1String(kHeaderSuffix);
+}
+
+QString AgentTokens::writeHeaderFile(const QString &path, const QByteArray &token) const {
+    const QByteArray native = QFile::encodeName(path);
+    ::unlink(native.constData()); // never write through whatever was left there
+    const int fd =
+        ::open(native.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return QString::fromLocal8Bit(std::strerror(errno));
+    const QByteArray line = "X-Auth-Token: " + token + '\n';
+    qsizetype done = 0;
+    while (done < line.size()) {
+        const ssize_t n = ::write(fd, line.constData() + done, size_t(line.size() - done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const QString why = QString::fromLocal8Bit(std::strerror(errno));
+            ::close(fd);
+            ::unlink(native.constData());
+            return why;
+        }
+        done += n;
+    }
+    ::close(fd);
+    return {};
+}
+
+AgentTokens::Issued AgentTokens::issue(const QString &agentId) {
     quint32 words[kSecretBytes / sizeof(quint32)];
     QRandomGenerator::system()->fillRange(words);
     const QByteArray secret =
         QByteArray(reinterpret_cast<const char *>(words), sizeof(words)).toHex();
+    Issued out;
+    out.token = QByteArray(kPrefix) + agentId.toUtf8() + '.' + secret;
+    if (!m_fileDir.isEmpty()) {
+        out.headerFile = headerFileFor(agentId);
+        out.error = writeHeaderFile(out.headerFile, out.token);
+        if (!out.error.isEmpty()) {
+            m_secrets.remove(agentId);
+            out.token.clear();
+            return out;
+        }
+    }
     m_secrets.insert(agentId, secret);
-    return QByteArray(kPrefix) + agentId.toUtf8() + '.' + secret;
+    return out;
 }
 
 bool AgentTokens::looksLikeAgentToken(const QByteArray &token) {
@@ -42,8 +112,11 @@ void AgentTokens::revoke(const QByteArray &token) {
     if (!split(token, &id, &secret))
         return;
     const auto it = m_secrets.constFind(id);
-    if (it != m_secrets.constEnd() && constantTimeEquals(*it, secret))
+    if (it != m_secrets.constEnd() && constantTimeEquals(*it, secret)) {
         m_secrets.erase(it);
+        if (!m_fileDir.isEmpty())
+            QFile::remove(headerFileFor(id));
+    }
 }
 
 std::optional<QString> AgentTokens::agentFor(const QByteArray &token) const {

@@ -18,12 +18,14 @@ constexpr int kHookTimeoutS = 330;
 // A process writes its session's cost-state when it ends, after its last turn: it is in the tail.
 constexpr qint64 kCostStateTail = 1024 * 1024;
 
-// The hook pipes the CLI's JSON (stdin) to the service and prints the service's answer.
+// The hook pipes the CLI's JSON (stdin) to the service and prints the service's answer. The
+// agent's token comes from its header file (-H @file): curl's argv, which every user can read,
+// holds only the file's name.
 QString hookSettings() {
     const QString command =
         QStringLiteral("curl -s --max-time %1 -X POST "
                        "\"$FLOTILLA_URL/api/agents/$FLOTILLA_AGENT_ID/permission-check\" "
-                       "-H \"X-Auth-Token: $FLOTILLA_TOKEN\" "
+                       "-H @\"$FLOTILLA_AUTH_HEADER_FILE\" "
                        "-H 'Content-Type: application/json' --data-binary @-")
             .arg(kHookTimeoutS);
     const QJsonArray hooks{QJsonObject{{QStringLiteral("type"), QStringLiteral("command")},
