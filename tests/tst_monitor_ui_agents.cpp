@@ -1,24 +1,37 @@
 // The monitor's window with agents at work (real flotillad child, real Claude Code CLI against
-// MockAnthropic): a permission request becomes a dialog whose Grant / Deny reach the agent, the
-// boss view shows a boss's team and its delegation decisions, and a fresh window loads an agent's
-// history page by page as the conversation is scrolled to the top.
+// MockAnthropic): a permission request is an inbox item that shows what it will change and opens
+// no window by itself; Enter opens its dialog, whose Grant / Deny reach the agent, and G / D answer
+// it from the inbox; the default layout gives the conversation most of the window; the boss view
+// shows a boss's team and its delegation decisions, and a fresh window loads an agent's history
+// page by page as the conversation is scrolled to the top.
 
 #include "support/HermeticGui.h"
 #include "support/MonitorUiFixture.h"
 #include "ui/AgentPane.h"
 #include "ui/BossPanel.h"
 #include "ui/ConversationView.h"
+#include "ui/InboxPanel.h"
 #include "ui/PermissionDialog.h"
 #include "ui/PermissionPrompter.h"
 
+#include "core/InboxModel.h"
+
 #include <QApplication>
+#include <QDockWidget>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QLabel>
 #include <QListView>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTextBrowser>
 
 using namespace flotilla;
 using namespace flotilla::monitor;
@@ -68,18 +81,41 @@ private:
         return nullptr;
     }
 
-    // Queues a Write of `path`, sends a message to `agentId`, waits for the dialog.
-    ui::PermissionDialog *askToWrite(const QString &agentId, const QString &path) {
-        f.mock.queueToolUse(QStringLiteral("Write"),
-                            {{QStringLiteral("file_path"), path},
-                             {QStringLiteral("content"), QStringLiteral("written by the agent")}});
+    ui::InboxPanel *inboxPanel() const {
+        return f.window->findChild<ui::InboxPanel *>(QStringLiteral("inboxPanel"));
+    }
+
+    // Queues a Write of `path`, sends a message to `agentId`, waits for its inbox item and selects
+    // it. No dialog opens by itself.
+    bool askToWrite(const QString &agentId, const QString &path) {
+        f.mock.queueToolUse(
+            QStringLiteral("Write"),
+            {{QStringLiteral("file_path"), path},
+             {QStringLiteral("content"), QStringLiteral("written by the agent\nsecond line")}});
         f.mock.queueText(QStringLiteral("done writing"));
         if (f.sendMessage(agentId, QStringLiteral("write the file")).status != 200)
-            return nullptr;
-        ui::PermissionDialog *dialog = nullptr;
-        if (!QTest::qWaitFor([&] { return (dialog = openPermissionDialog()) != nullptr; }, 60000))
-            return nullptr;
-        return dialog;
+            return false;
+        InboxModel *inbox = f.window->inbox();
+        if (!QTest::qWaitFor(
+                [&] { return inbox->rowOfRequest(f.session.get(), requestOf(agentId)) >= 0; },
+                60000))
+            return false;
+        QListView *list = inboxPanel()->list();
+        list->setCurrentIndex(
+            inbox->index(inbox->rowOfRequest(f.session.get(), requestOf(agentId))));
+        list->setFocus();
+        return !openPermissionDialog();
+    }
+
+    // The pending request of an agent, from the inbox's items.
+    QString requestOf(const QString &agentId) const {
+        InboxModel *inbox = f.window->inbox();
+        for (int row = 0; row < inbox->rowCount(); ++row) {
+            const InboxModel::Item item = inbox->item(row);
+            if (item.kind == InboxModel::Kind::Permission && item.agentId == agentId)
+                return item.requestId;
+        }
+        return {};
     }
 
 private Q_SLOTS:
@@ -93,13 +129,51 @@ private Q_SLOTS:
         f.service.terminate();
     }
 
+    // The default layout (1400x860, no saved state): the conversation pane takes at least half
+    // the window, the agents table shows all its columns, the inbox never scrolls sideways.
+    void defaultLayoutFavoursTheConversation() {
+        auto *panes = f.window->findChild<QStackedWidget *>();
+        QVERIFY(panes);
+        const QSize window = f.window->size();
+        const double share =
+            double(panes->width() * panes->height()) / double(window.width() * window.height());
+        qInfo("conversation pane %dx%d in a %dx%d window: %.0f%%", panes->width(), panes->height(),
+              window.width(), window.height(), share * 100);
+        QVERIFY2(share >= 0.5, qPrintable(QString::number(share)));
+        auto *table = f.window->findChild<QTableView *>(QStringLiteral("agentsTable"));
+        QVERIFY(table);
+        QHeaderView *header = table->horizontalHeader();
+        int used = 0;
+        for (int c = 0; c < header->count(); ++c)
+            used += header->isSectionHidden(c) ? 0 : header->sectionSize(c);
+        QVERIFY2(used <= table->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 > %2").arg(used).arg(table->viewport()->width())));
+        QVERIFY(!table->horizontalScrollBar()->isVisible());
+        QCOMPARE(inboxPanel()->list()->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+    }
+
     void permissionGrantedFromTheDialog() {
         const QString id = f.createAgent(
             QStringLiteral("asker"), {{QStringLiteral("permissionMode"), QStringLiteral("ask")}});
         QVERIFY(!id.isEmpty());
         const QString path = f.cwd + QStringLiteral("/granted.txt");
-        ui::PermissionDialog *dialog = askToWrite(id, path);
+        QVERIFY2(askToWrite(id, path), "no inbox item, or a dialog opened by itself");
+        // The inbox shows what it will write, as added lines under the file's path.
+        const QString preview = inboxPanel()->preview()->toPlainText();
+        QVERIFY2(preview.contains(path) &&
+                     preview.contains(QStringLiteral("+ written by the agent")) &&
+                     preview.contains(QStringLiteral("+ second line")),
+                 qPrintable(preview));
+        const QString shot = QStringLiteral(FLOTILLA_SCREENSHOT_DIR "/monitor-inbox-write.png");
+        QDir().mkpath(QFileInfo(shot).absolutePath());
+        QVERIFY(f.window->grab().save(shot, "PNG"));
+        // Enter asks for the dialog.
+        QTest::keyClick(inboxPanel()->list(), Qt::Key_Return);
+        ui::PermissionDialog *dialog = openPermissionDialog();
         QVERIFY(dialog);
+        QVERIFY(dialog->findChild<QTextBrowser *>(QStringLiteral("permissionPreview"))
+                    ->toPlainText()
+                    .contains(QStringLiteral("+ written by the agent")));
         QCOMPARE(dialog->findChild<QLabel *>(QStringLiteral("permissionTool"))->text(),
                  QStringLiteral("Write"));
         QVERIFY(dialog->findChild<QPlainTextEdit *>(QStringLiteral("permissionInput"))
@@ -114,12 +188,12 @@ private Q_SLOTS:
         QCOMPARE(f.window->permissions()->openCount(), 0);
     }
 
-    void permissionDeniedFromTheDialog() {
+    // D in the inbox denies, without any window.
+    void permissionDeniedFromTheInbox() {
         const QString id = f.session->agents().agentIds().constFirst();
         const QString path = f.cwd + QStringLiteral("/denied.txt");
-        ui::PermissionDialog *dialog = askToWrite(id, path);
-        QVERIFY(dialog);
-        dialog->findChild<QPushButton *>(QStringLiteral("denyButton"))->click();
+        QVERIFY2(askToWrite(id, path), "no inbox item, or a dialog opened by itself");
+        QTest::keyClick(inboxPanel()->list(), Qt::Key_D);
         QTRY_COMPARE_WITH_TIMEOUT(str(f.session->agents().agent(id), "status"),
                                   QStringLiteral("idle"), 30000);
         QVERIFY(!QFile::exists(path));

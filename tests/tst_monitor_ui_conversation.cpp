@@ -21,6 +21,7 @@
 #include <QImage>
 #include <QLineEdit>
 #include <QScrollBar>
+#include <QSplitter>
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
@@ -228,6 +229,7 @@ private Q_SLOTS:
         const auto docks = f.window->findChildren<QDockWidget *>();
         for (QDockWidget *d : docks)
             d->hide();
+        f.window->findChild<QSplitter *>(QStringLiteral("mainSplitter"))->setSizes({100, 760});
         QTRY_VERIFY(view()->height() > 500);
         const QTextBlock plan = blockWithText(doc, QStringLiteral("plan it"));
         view()->verticalScrollBar()->setValue(

@@ -14,6 +14,8 @@ endfunction()
 flotilla_browser_test(tst_web_browser)
 # Usage and budgets on the page (issue 16).
 flotilla_browser_test(tst_web_usage)
+# What a request will change, and tables in replies (issue 21).
+flotilla_browser_test(tst_web_replies)
 # --tls-cert/--tls-key: HTTPS, WSS, origins, agents' plain loopback listener, refusals, and the
 # page in Chromium over TLS.
 flotilla_browser_test(tst_web_tls)

@@ -1,7 +1,8 @@
 // A small Markdown renderer for agent output that builds DOM nodes and never parses HTML: raw
 // HTML in the text (<script>, <img onerror>) stays text. Links only for absolute http(s) URLs,
 // opened with rel="noopener noreferrer". Covers what agents write: paragraphs, headings, fenced
-// and inline code, emphasis, strike-through, links, lists, block quotes, rules.
+// and inline code, emphasis, strike-through, links, lists, block quotes, rules, GitHub-style
+// tables (a header row, a delimiter row of dashes with optional colons, then body rows).
 
 import {h} from './dom.js';
 
@@ -11,6 +12,8 @@ const RULE = /^ {0,3}([-*_])([ \t]*\1){2,}[ \t]*$/;
 const QUOTE = /^ {0,3}> ?(.*)$/;
 const ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])[ \t]+(.*)$/;
 const BLANK = /^\s*$/;
+const TABLE_DELIMITER = /^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+const MAX_TABLE_COLUMNS = 64;
 
 export function renderMarkdown(source) {
   const frag = document.createDocumentFragment();
@@ -21,6 +24,46 @@ export function renderMarkdown(source) {
 function startsBlock(line) {
   return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) ||
     ITEM.test(line);
+}
+
+// A row's cells: split on | not escaped and not inside `code`, outer pipes dropped.
+function tableCells(line) {
+  let s = line.trim();
+  if (s.startsWith('|')) s = s.slice(1);
+  if (s.endsWith('|') && !s.endsWith('\\|')) s = s.slice(0, -1);
+  const cells = [];
+  let cell = '';
+  let inCode = false;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    if (ch === '\\' && s[i + 1] === '|') { cell += '|'; i++; continue; }
+    if (ch === '`') inCode = !inCode;
+    if (ch === '|' && !inCode) { cells.push(cell.trim()); cell = ''; continue; }
+    cell += ch;
+  }
+  cells.push(cell.trim());
+  return cells;
+}
+
+function isTableStart(lines, i) {
+  return lines[i].includes('|') && i + 1 < lines.length && TABLE_DELIMITER.test(lines[i + 1]) &&
+    lines[i + 1].includes('-') && tableCells(lines[i]).length === tableCells(lines[i + 1]).length;
+}
+
+function renderTable(lines, i, parent) {
+  const head = tableCells(lines[i]).slice(0, MAX_TABLE_COLUMNS);
+  const aligns = tableCells(lines[i + 1]).map((d) =>
+    d.startsWith(':') && d.endsWith(':') ? 'align-center' : d.endsWith(':') ? 'align-right' : null);
+  const row = (cells, tag) => h('tr', null, head.map((_, c) =>
+    inline(h(tag, aligns[c] ? {class: aligns[c]} : null), cells[c] ?? '')));
+  const body = h('tbody');
+  i += 2;
+  while (i < lines.length && !BLANK.test(lines[i]) && lines[i].includes('|')) {
+    body.append(row(tableCells(lines[i]), 'td'));
+    i++;
+  }
+  parent.append(h('div', {class: 'table-wrap'}, h('table', null, h('thead', null, row(head, 'th')), body)));
+  return i;
 }
 
 function renderBlocks(lines, parent, depth) {
@@ -59,8 +102,13 @@ function renderBlocks(lines, parent, depth) {
       i = renderList(lines, i, parent, depth);
       continue;
     }
+    if (isTableStart(lines, i)) {
+      i = renderTable(lines, i, parent);
+      continue;
+    }
     const para = [];
-    while (i < lines.length && !BLANK.test(lines[i]) && !(para.length && startsBlock(lines[i]))) {
+    while (i < lines.length && !BLANK.test(lines[i]) &&
+           !(para.length && (startsBlock(lines[i]) || isTableStart(lines, i)))) {
       para.push(lines[i++].trim());
     }
     parent.append(inline(h('p'), para.join('\n')));

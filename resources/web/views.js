@@ -2,6 +2,7 @@
 // the connection screen. A view is view(main, params, ctx) -> cleanup function.
 
 import {api} from './api.js';
+import {changePreview} from './change.js';
 import {clear, clip, formatTime, formatTokens, formatUsd, h, toolSummary} from './dom.js';
 import {runningTasks, state, subscribe} from './store.js';
 
@@ -150,6 +151,7 @@ export function requestCard(r, conn, toast) {
       h('a', {href: '/agents/' + encodeURIComponent(r.agentId), 'data-nav': true}, r.agentName || r.agentId),
       h('span', {class: 'muted when'}, formatTime(r.timestamp))),
     h('p', {class: 'summary-line'}, clip(toolSummary(r.toolInput), 300)),
+    changePreview(r.tool, r.toolInput),
     input ? h('details', null, h('summary', null, 'Full input'), h('pre', null, input)) : null,
     h('div', {class: 'actions'}, remember,
       h('button', {type: 'button', class: 'grant', onclick: () => answer(true)}, 'Grant'),

@@ -105,6 +105,7 @@ void InboxModel::onPermission(MonitorSession *session, const QJsonObject &reques
     item.detail = describeToolInput(str(request, "tool"),
                                     request.value(QLatin1String("toolInput")).toObject());
     item.timestamp = request.value(QLatin1String("timestamp")).toInteger();
+    item.request = request;
     add(item);
 }
 
@@ -198,9 +199,10 @@ QVariant InboxModel::data(const QModelIndex &index, int role) const {
     const Item &i = m_items.at(index.row());
     switch (role) {
     case Qt::DisplayRole:
+        // Two lines, wrapped by the view: who and what, then the command, path or error.
         return m_sessions.size() > 1
-                   ? QStringLiteral("[%1] %2 — %3").arg(i.service, i.title, i.detail)
-                   : QStringLiteral("%1 — %2").arg(i.title, i.detail);
+                   ? QStringLiteral("[%1] %2\n%3").arg(i.service, i.title, i.detail)
+                   : QStringLiteral("%1\n%2").arg(i.title, i.detail);
     case Qt::ToolTipRole:
         return i.detail;
     case KindRole:
@@ -215,6 +217,8 @@ QVariant InboxModel::data(const QModelIndex &index, int role) const {
         return i.title;
     case DetailRole:
         return i.detail;
+    case RequestRole:
+        return i.request;
     default:
         return {};
     }
@@ -227,6 +231,15 @@ bool InboxModel::answer(int row, bool granted, const QString &remember) {
     // The item goes when the service says the request is resolved (permission_resolved).
     item.session->answerPermission(item.requestId, granted, remember);
     return true;
+}
+
+int InboxModel::rowOfRequest(const MonitorSession *session, const QString &requestId) const {
+    for (int row = 0; row < m_items.size(); ++row) {
+        const Item &i = m_items.at(row);
+        if (i.kind == Kind::Permission && i.session == session && i.requestId == requestId)
+            return row;
+    }
+    return -1;
 }
 
 void InboxModel::markSeen(MonitorSession *session, const QString &agentId) {

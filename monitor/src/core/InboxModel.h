@@ -30,8 +30,9 @@ public:
         AgentIdRole,
         ServiceRole, // the service's name, as the user saved it
         RequestIdRole,
-        TitleRole,  // "agent-1 wants Bash"
-        DetailRole, // one line: the command, the path, the error
+        TitleRole,   // "agent-1 wants Bash"
+        DetailRole,  // one line: the command, the path, the error
+        RequestRole, // QJsonObject: the permission_request payload (Permission only)
     };
 
     struct Item {
@@ -44,6 +45,7 @@ public:
         QString title;
         QString detail;
         qint64 timestamp = 0;
+        QJsonObject request; // Permission only: the permission_request payload
     };
 
     explicit InboxModel(QObject *parent = nullptr);
@@ -56,6 +58,8 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     Item item(int row) const { return m_items.value(row); }
+    // The row of a permission request of `session`, -1 when it is not (or no longer) listed.
+    int rowOfRequest(const MonitorSession *session, const QString &requestId) const;
 
     // Answers the permission request at `row`; `remember` "", "agent", "project" or "global"
     // (a standing rule the service stores before answering). False if the row is not a request.

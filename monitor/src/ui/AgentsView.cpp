@@ -41,12 +41,14 @@ AgentsView::AgentsView(AgentsModel &model, QWidget *parent)
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionsMovable(true);
-    m_table->setColumnWidth(AgentsModel::Name, 150);
+    m_table->setColumnWidth(AgentsModel::Name, 140);
     m_table->setColumnWidth(AgentsModel::Class, 80);
-    m_table->setColumnWidth(AgentsModel::Provider, 140);
-    m_table->setColumnWidth(AgentsModel::Status, 130);
-    m_table->setColumnWidth(AgentsModel::CurrentTool, 90);
+    m_table->setColumnWidth(AgentsModel::Provider, 130);
+    m_table->setColumnWidth(AgentsModel::Status, 150); // "waiting_permission"
+    m_table->setColumnWidth(AgentsModel::CurrentTool, 130); // "WebFetch", "commandExecution"
     m_table->setColumnWidth(AgentsModel::Context, 120);
+    m_table->setColumnWidth(AgentsModel::Task, 160);
+    m_table->setColumnWidth(AgentsModel::Usage, 150);
     m_table->setColumnHidden(AgentsModel::Service, true); // one service: nothing to tell apart
 
     auto *layout = new QVBoxLayout(this);

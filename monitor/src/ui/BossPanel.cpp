@@ -22,6 +22,7 @@ BossPanel::BossPanel(MonitorSession &session, QWidget *parent)
     , m_teamProxy(new QSortFilterProxyModel(this))
     , m_team(new QTableView(this))
     , m_delegations(new QListView(this)) {
+    m_header->setWordWrap(true); // a narrow column must not widen the dock
     m_team->setObjectName(QStringLiteral("bossTeam"));
     m_delegations->setObjectName(QStringLiteral("delegationsList"));
     m_teamProxy->setSourceModel(&m_session.agents());
@@ -39,7 +40,8 @@ BossPanel::BossPanel(MonitorSession &session, QWidget *parent)
     m_delegations->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_delegations->setAlternatingRowColors(true);
 
-    auto *split = new QSplitter(Qt::Horizontal, this);
+    // The panel lives in the window's right-hand column: team over delegations.
+    auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_team);
     split->addWidget(m_delegations);
     auto *layout = new QVBoxLayout(this);

@@ -1,6 +1,7 @@
 #include "ui/InboxPanel.h"
 
 #include "core/InboxModel.h"
+#include "ui/RequestPreview.h"
 
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -8,6 +9,7 @@
 #include <QListView>
 #include <QMenu>
 #include <QPushButton>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 namespace flotilla::monitor::ui {
@@ -16,14 +18,23 @@ InboxPanel::InboxPanel(InboxModel &inbox, QWidget *parent)
     : QWidget(parent)
     , m_inbox(inbox)
     , m_list(new QListView(this))
+    , m_preview(new QTextBrowser(this))
     , m_grant(new QPushButton(tr("&Grant"), this))
     , m_deny(new QPushButton(tr("&Deny"), this))
     , m_always(new QPushButton(tr("&Always..."), this)) {
     setObjectName(QStringLiteral("inboxPanel"));
     m_list->setObjectName(QStringLiteral("inboxList"));
     m_list->setModel(&m_inbox);
-    m_list->setUniformItemSizes(true);
-    m_list->setWordWrap(false);
+    // Two lines an item, wrapped to the dock's width: never a sideways scrollbar.
+    m_list->setUniformItemSizes(false);
+    m_list->setWordWrap(true);
+    m_list->setTextElideMode(Qt::ElideRight);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_list->setResizeMode(QListView::Adjust);
+    m_list->setSpacing(2);
+    m_preview->setObjectName(QStringLiteral("inboxPreview"));
+    m_preview->setOpenLinks(false);
+    m_preview->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_list->installEventFilter(this);
     m_grant->setObjectName(QStringLiteral("inboxGrant"));
     m_deny->setObjectName(QStringLiteral("inboxDeny"));
@@ -55,26 +66,34 @@ InboxPanel::InboxPanel(InboxModel &inbox, QWidget *parent)
     buttons->addStretch();
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(m_list);
+    layout->addWidget(m_list, 2);
     layout->addWidget(empty);
+    layout->addWidget(m_preview, 3);
     layout->addLayout(buttons);
 
     const auto refresh = [this, empty] {
         const bool none = m_inbox.rowCount() == 0;
         empty->setVisible(none);
         m_list->setVisible(!none);
+        m_preview->setVisible(!none);
         if (!none && !m_list->currentIndex().isValid())
             m_list->setCurrentIndex(m_inbox.index(0));
         updateButtons();
+        updatePreview();
     };
     connect(&m_inbox, &QAbstractItemModel::rowsInserted, this, refresh);
     connect(&m_inbox, &QAbstractItemModel::rowsRemoved, this, refresh);
     connect(&m_inbox, &QAbstractItemModel::modelReset, this, refresh);
-    connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            &InboxPanel::updateButtons);
+    connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] {
+        updateButtons();
+        updatePreview();
+    });
     connect(m_list, &QListView::activated, this, [this](const QModelIndex &index) {
         const InboxModel::Item item = m_inbox.item(index.row());
-        Q_EMIT agentActivated(item.session, item.agentId);
+        if (item.kind == InboxModel::Kind::Permission)
+            Q_EMIT requestOpened(index.row());
+        else
+            Q_EMIT agentActivated(item.session, item.agentId);
     });
     refresh();
 }
@@ -102,6 +121,28 @@ void InboxPanel::updateButtons() {
     m_grant->setEnabled(request);
     m_deny->setEnabled(request);
     m_always->setEnabled(request);
+}
+
+void InboxPanel::updatePreview() {
+    const int row = currentRow();
+    if (row < 0) {
+        m_preview->clear();
+        return;
+    }
+    const InboxModel::Item item = m_inbox.item(row);
+    QString html = QStringLiteral("<p style=\"margin: 0 0 6px 0\"><b>%1</b></p>")
+                       .arg(item.title.toHtmlEscaped());
+    if (item.kind == InboxModel::Kind::Permission) {
+        html += requestPreviewHtml(item.request.value(QLatin1String("tool")).toString(),
+                                   item.request.value(QLatin1String("toolInput")).toObject());
+        html +=
+            QStringLiteral("<p style=\"color: gray\">%1</p>")
+                .arg(
+                    tr("G grant, D deny, A/P always; Enter opens it in a window.").toHtmlEscaped());
+    } else {
+        html += QStringLiteral("<p>%1</p>").arg(item.detail.toHtmlEscaped());
+    }
+    m_preview->setHtml(html);
 }
 
 bool InboxPanel::eventFilter(QObject *watched, QEvent *event) {

@@ -40,7 +40,10 @@ const QString kSplitter = QStringLiteral("window/splitter");
 const QString kHeader = QStringLiteral("window/agentsHeader");
 // The agent selected when the window closed (ids are unique across services).
 const QString kSelectedAgent = QStringLiteral("window/selectedAgent");
-constexpr int kLayoutVersion = 2; // bump when docks change, so an old state is not applied
+// Bump when docks change, so an old state is not applied. 3: the docks moved to one column on the
+// right and the agents above the conversation (issue 21); a layout the user changes after that is
+// kept.
+constexpr int kLayoutVersion = 3;
 } // namespace
 
 MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QWidget *parent)
@@ -50,14 +53,14 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     , m_agents(new AgentsView(session.agents(), this))
     , m_pane(new AgentPane(session, this))
     , m_panes(new QStackedWidget(this))
-    , m_split(new QSplitter(Qt::Horizontal, this))
+    , m_split(new QSplitter(Qt::Vertical, this))
     , m_tasks(new TasksPanel(session, this))
     , m_notifications(new NotificationsPanel(session, this))
     , m_boss(new BossPanel(session, this))
     , m_inbox(new InboxModel(this))
     , m_inboxPanel(new InboxPanel(*m_inbox, this))
     , m_actions(new AgentActions(session, *m_agents, this))
-    , m_permissions(new PermissionPrompter(session, this))
+    , m_permissions(new PermissionPrompter(*m_inbox, this))
     , m_tray(new TrayNotifier(this))
     , m_connection(new ConnectionStatusLabel(session.client(), session.tunnel(), this))
     , m_counts(new QLabel(this)) {
@@ -67,22 +70,26 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     m_split->addWidget(m_agents);
     m_panes->addWidget(m_pane);
     m_split->addWidget(m_panes);
-    m_split->setStretchFactor(0, 3);
-    m_split->setStretchFactor(1, 2);
+    // The agents above, the conversation below: the table gets the width its columns need and
+    // the conversation most of the window (issue 21).
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 3);
     m_split->setChildrenCollapsible(false);
     setCentralWidget(m_split);
 
+    // One column on the right: what needs the user (the inbox) always in view, the rest (often
+    // empty) as tabs under it, so nothing takes height from the conversation.
+    QDockWidget *inbox = addDock(m_inboxPanel, tr("Inbox"), QStringLiteral("inboxDock"));
     QDockWidget *tasks = addDock(m_tasks, tr("Running tasks"), QStringLiteral("tasksDock"));
     QDockWidget *notes =
         addDock(m_notifications, tr("Notifications"), QStringLiteral("notificationsDock"));
     QDockWidget *boss = addDock(m_boss, tr("Boss"), QStringLiteral("bossDock"));
-    // What needs the user, beside the agents: always in view, not a tab behind the others.
-    QDockWidget *inbox = addDock(m_inboxPanel, tr("Inbox"), QStringLiteral("inboxDock"));
-    addDockWidget(Qt::RightDockWidgetArea, inbox);
     m_inbox->addSession(&m_session, tr("this service"));
+    splitDockWidget(inbox, tasks, Qt::Vertical);
     tabifyDockWidget(tasks, notes);
     tabifyDockWidget(notes, boss);
     tasks->raise();
+    m_defaultDocks = {inbox, tasks};
 
     m_counts->setObjectName(QStringLiteral("agentCounts"));
     statusBar()->addPermanentWidget(m_counts);
@@ -122,6 +129,7 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
             [this](const QString &id) { m_inbox->markSeen(sessionOf(id), id); });
     connect(m_inboxPanel, &InboxPanel::agentActivated, this,
             [this](MonitorSession *, const QString &id) { m_agents->selectAgent(id); });
+    connect(m_inboxPanel, &InboxPanel::requestOpened, m_permissions, &PermissionPrompter::open);
     connect(&m_session, &MonitorSession::permissionRequested, m_tray,
             &TrayNotifier::notifyPermission);
     connect(&m_session, &MonitorSession::resynced, this, [this] {
@@ -182,7 +190,7 @@ QDockWidget *MainWindow::addDock(QWidget *content, const QString &title, const Q
     auto *dock = new QDockWidget(title, this);
     dock->setObjectName(name); // saveState() keys docks by object name
     dock->setWidget(content);
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
     return dock;
 }
 
@@ -357,9 +365,14 @@ void MainWindow::restoreLayout() {
     QSettings s;
     if (!restoreGeometry(s.value(kGeometry).toByteArray()))
         resize(1280, 800);
-    restoreState(s.value(kState).toByteArray(), kLayoutVersion);
+    if (!restoreState(s.value(kState).toByteArray(), kLayoutVersion) &&
+        m_defaultDocks.size() == 2) {
+        // The default: a column of about a quarter of the window, the inbox over three quarters of it.
+        resizeDocks({m_defaultDocks[0]}, {width() / 4}, Qt::Horizontal);
+        resizeDocks(m_defaultDocks, {3 * height() / 4, height() / 4}, Qt::Vertical);
+    }
     if (!m_split->restoreState(s.value(kSplitter).toByteArray()))
-        m_split->setSizes({700, 580});
+        m_split->setSizes({height() / 4, 3 * height() / 4});
     m_agents->restoreHeaderState(s.value(kHeader).toByteArray());
     m_restoreAgent = s.value(kSelectedAgent).toString();
 }

@@ -91,6 +91,7 @@ private:
     std::unique_ptr<ExtraServices> m_extra; // destroyed before the widgets it placed
     QLabel *m_counts;
     QList<QAction *> m_windowActions;
+    QList<QDockWidget *> m_defaultDocks; // inbox, then the tabs under it: their default sizes
 };
 
 } // namespace flotilla::monitor::ui

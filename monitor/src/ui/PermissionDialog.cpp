@@ -1,5 +1,7 @@
 #include "ui/PermissionDialog.h"
 
+#include "ui/RequestPreview.h"
+
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QFontDatabase>
@@ -9,6 +11,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 namespace flotilla::monitor::ui {
@@ -45,10 +48,16 @@ PermissionDialog::PermissionDialog(const QJsonObject &request, QWidget *parent)
             QString::fromUtf8(QJsonDocument(input.toArray()).toJson(QJsonDocument::Indented));
     else
         inputText = input.toVariant().toString();
+    // What it will change (the diff, the command), then the raw input for the details.
+    auto *preview = new QTextBrowser(this);
+    preview->setObjectName(QStringLiteral("permissionPreview"));
+    preview->setOpenLinks(false);
+    preview->setHtml(requestPreviewHtml(tool, input.toObject()));
     auto *inputView = new QPlainTextEdit(inputText, this);
     inputView->setObjectName(QStringLiteral("permissionInput"));
     inputView->setReadOnly(true);
     inputView->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    inputView->setMaximumHeight(120);
 
     auto *buttons = new QDialogButtonBox(this);
     QPushButton *grant = buttons->addButton(tr("&Grant"), QDialogButtonBox::AcceptRole);
@@ -68,13 +77,14 @@ PermissionDialog::PermissionDialog(const QJsonObject &request, QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    layout->addWidget(preview, 1);
     layout->addWidget(new QLabel(tr("Input:"), this));
-    layout->addWidget(inputView, 1);
+    layout->addWidget(inputView);
     layout->addWidget(new QLabel(tr("Close this window to decide later (the service denies "
                                     "after its deadline)."),
                                  this));
     layout->addWidget(buttons);
-    resize(520, 360);
+    resize(640, 480);
 }
 
 } // namespace flotilla::monitor::ui
