@@ -352,6 +352,58 @@ private Q_SLOTS:
         QVERIFY(view()->toPlainText().contains(cut.text.trimmed()));
     }
 
+    // No service: a reply streamed delta by delta is re-rendered from its last complete
+    // paragraph on (issue 21), and at every step reads exactly as the whole reply rendered at
+    // once: paragraphs, a code fence with blank lines inside, a loose list, a table, a heading.
+    void streamingTailReadsAsTheWholeReply() {
+        const auto withoutTrailingNewlines = [](QString text) {
+            while (text.endsWith(QLatin1Char('\n')))
+                text.chop(1);
+            return text;
+        };
+        const QString reply = QStringLiteral(
+            "First paragraph, *emphasis* and `code`.\n\nSecond paragraph\nwith two lines.\n\n"
+            "```cpp\nint a;\n\nint b; // a blank line inside the fence\n```\n\n"
+            "- one\n\n- two\n\n1. first\n\n2. second\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+            "## A heading\n\nThe end.");
+        auto chunk = [](const QString &text, bool streaming) {
+            return QJsonObject{{QStringLiteral("agentId"), QStringLiteral("a")},
+                               {QStringLiteral("text"), text},
+                               {QStringLiteral("isStreaming"), streaming},
+                               {QStringLiteral("timestamp"), 1}};
+        };
+        TranscriptModel streamed(100);
+        ui::ConversationView v;
+        v.resize(600, 400);
+        v.setTranscript(&streamed);
+        streamed.turnStarted(QStringLiteral("q"), 1);
+        // The same text, finished, in a view of its own: the reference rendering.
+        TranscriptModel whole(100);
+        ui::ConversationView reference;
+        reference.resize(600, 400);
+        reference.setTranscript(&whole);
+        whole.turnStarted(QStringLiteral("q"), 1);
+        whole.appendChunk(chunk(QString(), false)); // nothing yet: only the question
+        QString sent;
+        for (qsizetype at = 0; at < reply.size(); at += 7) {
+            const QString delta = reply.mid(at, 7);
+            sent += delta;
+            streamed.appendChunk(chunk(delta, true));
+            TranscriptModel once(100);
+            ui::ConversationView fresh;
+            fresh.setTranscript(&once);
+            once.turnStarted(QStringLiteral("q"), 1);
+            once.appendChunk(chunk(sent, false));
+            // An empty block at the very end (a list closed by a trailing blank line) is not
+            // text a reader sees.
+            QTRY_COMPARE(withoutTrailingNewlines(v.toPlainText()),
+                         withoutTrailingNewlines(fresh.toPlainText()));
+        }
+        streamed.appendChunk(chunk(QString(), false));
+        whole.appendChunk(chunk(reply, false));
+        QTRY_COMPARE(v.toPlainText(), reference.toPlainText());
+    }
+
     // No service: a long session in a view of its own. Only the newest entries are rendered;
     // scrolling to the top renders older ones; entries the bound drops above what the user reads
     // do not move it.

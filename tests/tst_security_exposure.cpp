@@ -8,6 +8,7 @@
 #include "support/AgentRig.h"
 #include "support/BossFixtures.h"
 #include "support/ExecFixture.h"
+#include "support/FileProbe.h"
 #include "support/ServiceProcess.h"
 
 #include "base/Logging.h"
@@ -27,16 +28,6 @@ namespace k = flotilla::wire::key;
 namespace {
 
 const QByteArray kServiceToken = "exposure-service-token-0123456789abcdef";
-
-int modeOf(const QString &path) {
-    struct stat st {};
-    return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 07777) : -1;
-}
-
-QByteArray readAll(const QString &path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 // Every process's command line, NULs as spaces: what any user of the machine can read.
 QList<QByteArray> allCommandLines() {

@@ -5,6 +5,7 @@
 
 #include "protocol/WireNames.h"
 #include "support/AgentRig.h"
+#include "support/FileProbe.h"
 #include "support/HttpClient.h"
 #include "support/ServiceProcess.h"
 #include "support/WsTestKit.h"
@@ -27,16 +28,6 @@ namespace c = wire::code;
 QStringList serviceArgs(const QTemporaryDir &tmp, const QString &tokenFile) {
     return {QStringLiteral("--data-dir"), tmp.path() + QStringLiteral("/data"),
             QStringLiteral("--token-file"), tokenFile};
-}
-
-int modeOf(const QString &path) {
-    struct stat st {};
-    return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 07777) : -1;
-}
-
-QByteArray readAll(const QString &path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
 bool writeFile(const QString &path, const QByteArray &content, int mode) {

@@ -6,6 +6,7 @@
 // FLOTILLA_SCREENSHOT_DIR (tests/web_browser_tests.cmake).
 
 #include <QDebug>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -124,6 +125,25 @@ public:
                waitJs(QStringLiteral(
                           "return document.querySelectorAll('#agent-list li.agent').length === %1")
                           .arg(agents));
+    }
+
+    // Debian's chromium and chromium-driver present, the browser started at `page` and signed in
+    // with `token` (the agents list showing `agents` rows); false with `error` set otherwise.
+    bool startSignedIn(const QUrl &page, const QByteArray &token, int agents, QString *error) {
+        for (const char *tool : {"/usr/bin/chromium", "/usr/bin/chromedriver"}) {
+            if (!QFile::exists(QString::fromLatin1(tool))) {
+                *error = QStringLiteral("Debian's chromium and chromium-driver are needed: "
+                                        "scripts/install-deps.sh");
+                return false;
+            }
+        }
+        if (!start(page, {}, error))
+            return false;
+        if (!signIn(token, agents)) {
+            *error = lastError();
+            return false;
+        }
+        return true;
     }
 
     void quit() {

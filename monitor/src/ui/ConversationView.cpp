@@ -69,6 +69,7 @@ void ConversationView::rebuild() {
     m_streamTimer.stop();
     m_dirty.clear();
     m_lengths.clear();
+    m_cuts.clear();
     clearFind();
     document()->clear();
     m_first = 0;
@@ -144,18 +145,50 @@ void ConversationView::rerender(int row) {
     const int index = row - m_first;
     if (index < 0 || index >= int(m_lengths.size()))
         return;
+    const TranscriptEntry &e = m_model->entry(row);
+    const bool streamingReply = e.streaming && e.kind == TranscriptEntry::Kind::Assistant;
+    if (streamingReply && rerenderTail(index, e)) {
+        if (m_follow)
+            scheduleScrollToBottom();
+        return;
+    }
     // Replaced in one edit block: one layout and one repaint, so the block never flickers, and
     // what is above it does not move.
     const int start = positionOf(index);
     QTextCursor c(document());
     c.beginEditBlock();
     removeRange(c, start, m_lengths[size_t(index)]);
-    m_renderer->render(c, m_model->entry(row));
+    if (streamingReply) {
+        // In two parts, so the next deltas replace only the tail.
+        const qsizetype split = TranscriptRenderer::stableSplit(e.text);
+        m_renderer->renderReplyHead(c, e.text.left(split));
+        m_cuts.insert(e.id, StreamCut{split, c.position() - start});
+        m_renderer->renderReplyTail(c, e.text.mid(split));
+    } else {
+        m_cuts.remove(e.id);
+        m_renderer->render(c, e);
+    }
     ++m_renders;
     m_lengths[size_t(index)] = c.position() - start;
     c.endEditBlock();
     if (m_follow)
         scheduleScrollToBottom();
+}
+
+bool ConversationView::rerenderTail(int index, const TranscriptEntry &e) {
+    const auto cut = m_cuts.constFind(e.id);
+    if (cut == m_cuts.constEnd() || TranscriptRenderer::stableSplit(e.text) != cut->split)
+        return false; // a paragraph was completed: the stable part grew
+    const int start = positionOf(index);
+    const int head = cut->headChars;
+    QTextCursor c(document());
+    c.beginEditBlock();
+    removeRange(c, start + head, m_lengths[size_t(index)] - head);
+    m_renderer->renderReplyTail(c, e.text.mid(cut->split));
+    ++m_renders;
+    m_lengths[size_t(index)] = c.position() - start;
+    c.endEditBlock();
+    return true;
 }
 
 bool ConversationView::showOlder() {

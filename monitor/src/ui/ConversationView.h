@@ -1,12 +1,15 @@
 #pragma once
 // The conversation of the selected agent as a chat transcript: a read-only QTextBrowser whose
 // document follows a TranscriptModel incrementally. Finished entries are inserted once; the
-// reply being streamed is re-rendered in place at most 20 times a second; a tool row's header
+// reply being streamed is re-rendered in place at most once a frame (its deltas coalesced), and
+// only from its last complete paragraph on, so a long reply costs no more per frame than a short
+// one (issue 21); a tool row's header
 // toggles its details. Only a window of the newest entries is in the document (older ones are
 // rendered when scrolled to the top, then history is asked for), so a long session costs a
 // bounded document. The view follows the tail while the user is at the bottom and keeps what
 // they read in place otherwise. Links open outside only for http(s); nothing else runs.
 
+#include <QHash>
 #include <QTextBrowser>
 #include <QTextCursor>
 #include <QTimer>
@@ -17,7 +20,8 @@
 
 namespace flotilla::monitor {
 class TranscriptModel;
-}
+struct TranscriptEntry;
+} // namespace flotilla::monitor
 
 namespace flotilla::monitor::ui {
 
@@ -51,7 +55,7 @@ public:
     static constexpr int kOlderStep = 100;
     static constexpr int kMaxRendered = 600;
     static constexpr int kTrimTo = 450;
-    static constexpr int kStreamIntervalMs = 50;      // at most 20 renders a second...
+    static constexpr int kStreamIntervalMs = 16;      // at most one render a frame...
     static constexpr int kMaxStreamIntervalMs = 1000; // ...fewer for a long reply
     // A document keeps every format it ever used (each list and each tool row's link has its
     // own): after this many renders it is rebuilt, at a moment the view follows the tail.
@@ -78,6 +82,7 @@ private:
     void removeRendered(int index, int count);
     void removeRange(QTextCursor &c, int start, int length);
     void rerender(int row);
+    bool rerenderTail(int index, const TranscriptEntry &e); // false: the whole entry is due
     void trimWindow();
     void onInserted(int first, int last);
     void onRemoved(int first, int last);
@@ -99,7 +104,14 @@ private:
     std::deque<int> m_lengths; // document characters of each rendered entry, in row order
     QTimer m_streamTimer;
     QList<quint64> m_dirty; // ids of streaming entries waiting for the next render
-    int m_renders = 0;      // since the document was last rebuilt
+    // A streaming reply rendered in two parts: where its text was cut (stableSplit) and how many
+    // document characters its spacer and stable part take, by entry id.
+    struct StreamCut {
+        qsizetype split = 0;
+        int headChars = 0;
+    };
+    QHash<quint64, StreamCut> m_cuts;
+    int m_renders = 0; // since the document was last rebuilt
     bool m_follow = true;
     bool m_scrollPending = false;
     bool m_adjusting = false; // a scroll the view makes itself

@@ -8,6 +8,7 @@
 #include <QDateTime>
 #include <QFontDatabase>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
@@ -172,6 +173,50 @@ void TranscriptRenderer::render(QTextCursor &cursor, const TranscriptEntry &e) c
         renderMarked(cursor, e);
         break;
     }
+}
+
+void TranscriptRenderer::renderReplyHead(QTextCursor &cursor, const QString &stable) const {
+    QTextBlockFormat spacer;
+    spacer.setLineHeight(kSpacerHeight, QTextBlockFormat::FixedHeight);
+    cursor.insertBlock(spacer, QTextCharFormat());
+    if (!stable.isEmpty())
+        renderMarkdown(cursor, stable);
+}
+
+void TranscriptRenderer::renderReplyTail(QTextCursor &cursor, const QString &tail) const {
+    if (!tail.isEmpty())
+        renderMarkdown(cursor, tail);
+}
+
+qsizetype TranscriptRenderer::stableSplit(const QString &markdown) {
+    auto isFence = [](QStringView line) {
+        const QStringView t = line.trimmed();
+        return t.startsWith(QLatin1String("```")) || t.startsWith(QLatin1String("~~~"));
+    };
+    // A line that would join what is above it: an indented continuation, a list item (a loose
+    // list split in two would renumber), a table row or a quote line.
+    static const QRegularExpression joins(QStringLiteral("^(\\s|[-*+] |\\d{1,9}[.)] |\\||>)"));
+    qsizetype cut = 0;
+    bool inFence = false;
+    bool previousBlank = false;
+    qsizetype lineStart = 0;
+    while (lineStart < markdown.size()) {
+        qsizetype end = markdown.indexOf(QLatin1Char('\n'), lineStart);
+        const bool complete = end >= 0;
+        if (!complete)
+            end = markdown.size();
+        const QStringView line = QStringView(markdown).mid(lineStart, end - lineStart);
+        const bool blank = line.trimmed().isEmpty();
+        if (!inFence && previousBlank && !blank && !joins.match(line).hasMatch())
+            cut = lineStart;
+        if (isFence(line))
+            inFence = !inFence;
+        previousBlank = blank && !inFence;
+        if (!complete)
+            break;
+        lineStart = end + 1;
+    }
+    return cut;
 }
 
 void TranscriptRenderer::renderUser(QTextCursor &cursor, const TranscriptEntry &e) const {

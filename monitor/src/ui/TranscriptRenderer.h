@@ -32,6 +32,16 @@ public:
     // the entry is inserted there and the cursor ends at the end of its last block.
     void render(QTextCursor &cursor, const TranscriptEntry &e) const;
 
+    // A reply still streaming, in two parts (ConversationView re-renders only the second on each
+    // delta): the entry's spacer and the part of the reply that no longer changes, then the tail.
+    // Together they read as render() of the whole reply.
+    void renderReplyHead(QTextCursor &cursor, const QString &stable) const;
+    void renderReplyTail(QTextCursor &cursor, const QString &tail) const;
+    // Where a streaming reply may be cut: the start of the last paragraph that follows a blank
+    // line outside a fenced code block and does not continue a list or an indented block; 0 when
+    // there is none. What is before the cut is complete markdown that later deltas do not change.
+    static qsizetype stableSplit(const QString &markdown);
+
     // Longest tool output shown when a row is expanded; the rest is one "... N more lines".
     static constexpr int kMaxOutputLines = 300;
 
