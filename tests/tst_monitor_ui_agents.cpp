@@ -17,8 +17,8 @@
 #include "core/InboxModel.h"
 
 #include <QApplication>
-#include <QDockWidget>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -139,7 +139,14 @@ private Q_SLOTS:
             double(panes->width() * panes->height()) / double(window.width() * window.height());
         qInfo("conversation pane %dx%d in a %dx%d window: %.0f%%", panes->width(), panes->height(),
               window.width(), window.height(), share * 100);
-        QVERIFY2(share >= 0.5, qPrintable(QString::number(share)));
+        QStringList docks; // what the right-hand column is made of, should the share fall short
+        for (QDockWidget *d : f.window->findChildren<QDockWidget *>())
+            docks << QStringLiteral("%1 %2 (min %3)")
+                         .arg(d->objectName())
+                         .arg(d->width())
+                         .arg(d->widget()->minimumSizeHint().width());
+        QVERIFY2(share >= 0.5, qPrintable(QString::number(share) + QLatin1Char(' ') +
+                                          docks.join(QStringLiteral(", "))));
         auto *table = f.window->findChild<QTableView *>(QStringLiteral("agentsTable"));
         QVERIFY(table);
         QHeaderView *header = table->horizontalHeader();

@@ -176,15 +176,24 @@ void ConversationView::rerender(int row) {
 }
 
 bool ConversationView::rerenderTail(int index, const TranscriptEntry &e) {
-    const auto cut = m_cuts.constFind(e.id);
-    if (cut == m_cuts.constEnd() || TranscriptRenderer::stableSplit(e.text) != cut->split)
-        return false; // a paragraph was completed: the stable part grew
+    const auto cut = m_cuts.find(e.id);
+    if (cut == m_cuts.end())
+        return false;
+    // The text only grows: what was stable stays stable, and a paragraph completed since is
+    // rendered onto the stable part, so no delta re-renders what came before it.
+    const qsizetype split = TranscriptRenderer::stableSplit(e.text);
+    if (split < cut->split)
+        return false;
     const int start = positionOf(index);
-    const int head = cut->headChars;
     QTextCursor c(document());
     c.beginEditBlock();
-    removeRange(c, start + head, m_lengths[size_t(index)] - head);
-    m_renderer->renderReplyTail(c, e.text.mid(cut->split));
+    removeRange(c, start + cut->headChars, m_lengths[size_t(index)] - cut->headChars);
+    if (split > cut->split) {
+        m_renderer->renderReplyTail(c, e.text.mid(cut->split, split - cut->split));
+        cut->split = split;
+        cut->headChars = c.position() - start;
+    }
+    m_renderer->renderReplyTail(c, e.text.mid(split));
     ++m_renders;
     m_lengths[size_t(index)] = c.position() - start;
     c.endEditBlock();
