@@ -168,7 +168,7 @@ void InboxModel::onAgentsChanged(MonitorSession *session) {
     w->lastStatus = now;
 }
 
-void InboxModel::add(Item item) {
+void InboxModel::add(const Item &item) {
     beginInsertRows({}, 0, 0);
     m_items.prepend(item);
     endInsertRows();

@@ -78,7 +78,7 @@ private:
     void onPermission(MonitorSession *session, const QJsonObject &request);
     void onResolved(MonitorSession *session, const QString &requestId);
     void onAgentsChanged(MonitorSession *session);
-    void add(Item item);
+    void add(const Item &item);
     void removeWhere(const std::function<bool(const Item &)> &pred);
 
     struct Watched {

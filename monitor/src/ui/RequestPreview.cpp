@@ -28,7 +28,7 @@ QString requestPreviewText(const QString &tool, const QJsonObject &input) {
         if (!lines.isEmpty())
             return lines.join(QLatin1Char('\n'));
     }
-    const QString command = toolCommand(tool, input);
+    QString command = toolCommand(tool, input);
     if (!command.isEmpty())
         return command;
     return pretty(input);

@@ -94,7 +94,7 @@ private:
     void onReadyRead();
     void feed(const QByteArray &data);
     bool onHeadersComplete();                // false when the request was rejected or handed over
-    void upgrade(const ParsedHead &head);    // a WebSocket handshake: verified, then handed over
+    void upgrade(const ParsedHead &parsed);  // a WebSocket handshake: verified, then handed over
     bool expectBody(const ParsedHead &head); // 100-continue, Qt takes over, the body's framing
     void onRequestComplete();
     void onTimeout();

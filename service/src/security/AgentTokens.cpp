@@ -59,7 +59,7 @@ QString AgentTokens::writeHeaderFile(const QString &path, const QByteArray &toke
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            const QString why = QString::fromLocal8Bit(std::strerror(errno));
+            QString why = QString::fromLocal8Bit(std::strerror(errno));
             ::close(fd);
             ::unlink(native.constData());
             return why;
