@@ -24,9 +24,8 @@ constexpr HeadLimits kLimits{8 * 1024, 64};
 constexpr qint64 kMaxBody = 1 << 20;
 
 bool isInside(QByteArrayView part, const QByteArray &whole) {
-    return part.isNull() ||
-           (part.data() >= whole.constData() &&
-            part.data() + part.size() <= whole.constData() + whole.size());
+    return part.isNull() || (part.data() >= whole.constData() &&
+                             part.data() + part.size() <= whole.constData() + whole.size());
 }
 
 // Header lines of the head as the fuzzer wrote them (after the request line, before the blank).

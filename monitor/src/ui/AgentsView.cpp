@@ -44,7 +44,7 @@ AgentsView::AgentsView(AgentsModel &model, QWidget *parent)
     m_table->setColumnWidth(AgentsModel::Name, 140);
     m_table->setColumnWidth(AgentsModel::Class, 80);
     m_table->setColumnWidth(AgentsModel::Provider, 130);
-    m_table->setColumnWidth(AgentsModel::Status, 150); // "waiting_permission"
+    m_table->setColumnWidth(AgentsModel::Status, 150);      // "waiting_permission"
     m_table->setColumnWidth(AgentsModel::CurrentTool, 130); // "WebFetch", "commandExecution"
     m_table->setColumnWidth(AgentsModel::Context, 120);
     m_table->setColumnWidth(AgentsModel::Task, 160);

@@ -367,7 +367,8 @@ void MainWindow::restoreLayout() {
         resize(1280, 800);
     if (!restoreState(s.value(kState).toByteArray(), kLayoutVersion) &&
         m_defaultDocks.size() == 2) {
-        // The default: a column of about a quarter of the window, the inbox over three quarters of it.
+        // The default: a column of about a quarter of the window, the inbox over three quarters of
+        // it.
         resizeDocks({m_defaultDocks[0]}, {width() / 4}, Qt::Horizontal);
         resizeDocks(m_defaultDocks, {3 * height() / 4, height() / 4}, Qt::Vertical);
     }
