@@ -1,5 +1,6 @@
 #include "app/TokenFile.h"
 
+#include "base/PrivateFile.h"
 #include "protocol/WireNames.h"
 
 #include <QDir>
@@ -35,19 +36,6 @@ QByteArray freshToken() {
     return QByteArray(reinterpret_cast<const char *>(words), sizeof(words)).toHex();
 }
 
-bool writeAll(int fd, const QByteArray &data) {
-    qsizetype done = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::write(fd, data.constData() + done, size_t(data.size() - done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += n;
-    }
-    return true;
-}
-
 // Creates `path` with a new token. Ok(false): someone else created it first (read theirs).
 Result<bool> create(const QString &path) {
     const QFileInfo info(path);
@@ -62,16 +50,9 @@ Result<bool> create(const QString &path) {
     const QByteArray temp =
         QFile::encodeName(dir + QStringLiteral("/.") + info.fileName() + QStringLiteral(".new-") +
                           QString::number(QRandomGenerator::system()->generate64(), 16));
-    const int fd = ::open(temp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return refused(path, QStringLiteral("cannot be created: %1").arg(systemError(errno)));
-    const bool written = writeAll(fd, freshToken() + '\n') && ::fsync(fd) == 0;
-    const int writeError = errno;
-    ::close(fd);
-    if (!written) {
-        ::unlink(temp.constData());
-        return refused(path, QStringLiteral("cannot be written: %1").arg(systemError(writeError)));
-    }
+    if (const QString why = createPrivateFile(QFile::decodeName(temp), freshToken() + '\n', true);
+        !why.isEmpty())
+        return refused(path, QStringLiteral("cannot be created: %1").arg(why));
     // link() never replaces: of two services starting at once, one token wins and both read it.
     const int linked = ::link(temp.constData(), QFile::encodeName(path).constData());
     const int linkError = errno;

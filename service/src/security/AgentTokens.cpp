@@ -1,16 +1,13 @@
 #include "security/AgentTokens.h"
 
+#include "base/PrivateFile.h"
 #include "security/ConstantTime.h"
 
 #include <QDir>
 #include <QFile>
 #include <QRandomGenerator>
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace flotilla {
 
@@ -46,28 +43,8 @@ QString AgentTokens::headerFileFor(const QString &agentId) const {
 }
 
 QString AgentTokens::writeHeaderFile(const QString &path, const QByteArray &token) const {
-    const QByteArray native = QFile::encodeName(path);
-    ::unlink(native.constData()); // never write through whatever was left there
-    const int fd =
-        ::open(native.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return QString::fromLocal8Bit(std::strerror(errno));
-    const QByteArray line = "X-Auth-Token: " + token + '\n';
-    qsizetype done = 0;
-    while (done < line.size()) {
-        const ssize_t n = ::write(fd, line.constData() + done, size_t(line.size() - done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            QString why = QString::fromLocal8Bit(std::strerror(errno));
-            ::close(fd);
-            ::unlink(native.constData());
-            return why;
-        }
-        done += n;
-    }
-    ::close(fd);
-    return {};
+    QFile::remove(path); // a file left by a killed service: never written through
+    return createPrivateFile(path, "X-Auth-Token: " + token + '\n', /*sync=*/false);
 }
 
 AgentTokens::Issued AgentTokens::issue(const QString &agentId) {
