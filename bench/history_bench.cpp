@@ -8,6 +8,7 @@
 // cold-index: new index, file in the page cache
 // warm: index built, the page asked again (what a client paging through a session sees)
 
+#include "agents/claude/ClaudeSessions.h"
 #include "history/HistoryService.h"
 #include "history/IndexCache.h"
 #include "history/SessionIndex.h"
@@ -89,7 +90,7 @@ double msSince(const QElapsedTimer &t) {
 // A history request for `file`, the way the controller builds it (session picked by id).
 HistoryRequest pageRequest(const QString &file, qint64 offset) {
     HistoryRequest r;
-    r.session.projectDirs = {QFileInfo(file).absolutePath()};
+    r.session.source = flotilla::claude::sessionsIn({QFileInfo(file).absolutePath()});
     r.session.requestedSessionId = QFileInfo(file).completeBaseName();
     r.offset = offset;
     r.limit = 50;

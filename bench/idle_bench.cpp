@@ -1,4 +1,4 @@
-// What idle agents cost, and what releasing them costs back (issue 16). The real flotillad binary
+// What idle agents cost, and what releasing them costs back. The real flotillad binary
 // runs the real CLI (Claude Code or Codex) against its loopback mock model:
 //
 //   memory:  N agents each run one turn; then the RSS of flotillad's whole process tree

@@ -1,4 +1,4 @@
-// flotilla-monitor as a daily driver (issue 12): 50 agents streaming at once into the real
+// flotilla-monitor as a daily driver: 50 agents streaming at once into the real
 // monitor. A real flotillad (child process, temp HOME and data dir) runs 50 agents, each the
 // real Claude Code CLI (the pinned one) against MockAnthropic in this process, which streams
 // every turn as text deltas at a scripted pace. The monitor side is the real MonitorSession

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Collects one bench/run-all.sh run into bench/results/<date>.json and the summary table of
-docs/performance.md (between the bench:table markers). Targets are issue 6's; a missed target
-says "missed", never rounds up.
+docs/performance.md (between the bench:table markers). Targets are those written in the rows
+below; a missed target says "missed", never rounds up.
 
 usage: summarize.py RUN_DIR RESULT_JSON PERFORMANCE_MD QUICK(0|1)
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Page weight and time to the first agent list of the web page (issue 15), on a throttled network.
+"""Page weight and time to the first agent list of the web page, on a throttled network.
 
 Starts the real flotillad (a temporary HOME and data dir, a token, loopback, a free port), creates
 --agents agents over REST, then loads the page in headless Chromium (Debian's chromium +

@@ -1,6 +1,6 @@
-// libFuzzer target: a Claude Code session file (JSONL) -> LineScanner, HistoryEntries and
-// SessionIndex, the way the history routes read it. The first input byte picks the mode
-// (includeSidechain, page size); the rest is the file.
+// libFuzzer target: a Claude Code session file (JSONL) -> its line scanner (ClaudeSessions.h),
+// HistoryEntries and SessionIndex, the way the history routes read it. The first input byte
+// picks the mode (includeSidechain, page size); the rest is the file.
 //
 // Invariants:
 //  - a line the skimmer calls valid is one JSON object for Qt's parser too (differential check;
@@ -12,6 +12,7 @@
 
 #include "FuzzSupport.h"
 
+#include "agents/claude/ClaudeSessions.h"
 #include "history/HistoryEntries.h"
 #include "history/LineScanner.h"
 #include "history/SessionIndex.h"
@@ -56,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         QByteArray copy(b, nl - b);
         std::unique_ptr<char[]> exact(new char[size_t(copy.size()) + 1]);
         memcpy(exact.get(), copy.constData(), size_t(copy.size()));
-        scanLine(exact.get(), exact.get() + copy.size(), &scanned);
+        flotilla::claude::scanSessionLine(exact.get(), exact.get() + copy.size(), &scanned);
         if (!scanned.blank) {
             // Invalid UTF-8 is read leniently (decoded as U+FFFD, like QString::fromUtf8) where
             // Qt's parser refuses the whole line: compare on the decoded-and-re-encoded bytes.
@@ -87,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK(f.open(QIODevice::WriteOnly | QIODevice::Truncate), "cannot write scratch");
         f.write(begin, end - begin);
     }
-    SessionIndex index(path, includeSidechain);
+    SessionIndex index(path, includeSidechain, flotilla::claude::scanSessionLine);
     const auto stats = index.refresh();
     FUZZ_CHECK(stats.ok(), "refresh failed on a readable file");
     FUZZ_CHECK(stats->entries == expected.size(), "entry count differs from the model");

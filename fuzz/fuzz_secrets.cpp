@@ -114,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     flotilla::fuzz::initQt();
     QFile::remove(scratchFile());
-    SecretStore store(scratchFile());
+    SecretStore store(scratchFile(), flotilla::Clock::system());
     QHash<QString, QString> known;
     QList<QByteArray> stored;
     for (int i = 0; i < values.size(); ++i) {

@@ -1,10 +1,16 @@
-# Monitor core suites (issue 5): ServiceClient, the models and MonitorSession against a real
+# Monitor core suites: ServiceClient, the models and MonitorSession against a real
 # flotillad (the binary, or the service in-process over loopback), no window. Included from
 # tests/CMakeLists.txt; paths are relative to this file so it also works from another scope.
 function(flotilla_monitor_core_test name)
     add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.cpp)
     target_link_libraries(${name} PRIVATE flotilla_monitor_core flotilla_testsupport
         flotilla_build_flags)
+    # The first suite precompiles the header, the others reuse it (same flags).
+    if(name STREQUAL "tst_monitor_session_models")
+        flotilla_pch(${name} tests.h)
+    else()
+        flotilla_pch_reuse(${name} tst_monitor_session_models)
+    endif()
     add_dependencies(${name} flotillad)
     add_test(NAME ${name} COMMAND ${name})
     # One ENVIRONMENT entry: the rules are joined with an escaped semicolon.

@@ -1,4 +1,4 @@
-# The monitor's window (issue 5). GUI suites run under Xvfb (xvfb-run -a) with the xcb platform,
+# The monitor's window. GUI suites run under Xvfb (xvfb-run -a) with the xcb platform,
 # as on a desktop; without xvfb-run they fall back to the offscreen platform so a box without X
 # still runs them. The suites that need a service run the real flotillad binary.
 find_program(FLOTILLA_XVFB_RUN xvfb-run)
@@ -9,6 +9,12 @@ function(flotilla_monitor_ui_test name)
     add_executable(${name} ${name}.cpp)
     target_link_libraries(${name} PRIVATE flotilla_monitor_ui flotilla_testsupport
         flotilla_build_flags)
+    # The first suite precompiles the header, the others reuse it (same flags).
+    if(name STREQUAL "tst_monitor_ui")
+        flotilla_pch(${name} tests.h)
+    else()
+        flotilla_pch_reuse(${name} tst_monitor_ui)
+    endif()
     target_compile_definitions(${name} PRIVATE
         FLOTILLA_SCREENSHOT_DIR="${FLOTILLA_SCREENSHOT_DIR}")
     add_dependencies(${name} flotillad)

@@ -1,4 +1,4 @@
-// Idle agents release their process (issue 16): after its idle timeout an agent's CLI process is
+// Idle agents release their process: after its idle timeout an agent's CLI process is
 // ended, the agent keeps its session and status, and the next message resumes the conversation in
 // a new process; never while a turn, a permission request or a queued message is pending. The
 // timeout's settings: --idle-timeout, the agent's own idleTimeoutSeconds (create, PATCH, null, 0)

@@ -83,6 +83,7 @@ public:
         : m_last(last) {}
     QString name() const override { return QStringLiteral("codex"); }
     QString displayName() const override { return QStringLiteral("Scripted CLI"); }
+    QString defaultModel() const override { return QStringLiteral("gpt-5.5"); } // Codex's
     QString program() const override { return QStringLiteral("scripted-cli"); }
     QString unavailableReason() const override { return {}; }
     AgentLaunch launch(const LaunchRequest &request) const override {

@@ -1,4 +1,4 @@
-// The open-connection cap under a trickling flood (issue 20): 1,000 connections that each send a
+// The open-connection cap under a trickling flood: 1,000 connections that each send a
 // request head a few bytes at a time hold every slot, and a normal request still gets its answer
 // at once, because a newcomer at the cap evicts the oldest connection whose head is unfinished.
 // Real sockets against the in-process service; the time of the normal request is printed.

@@ -34,7 +34,7 @@ private Q_SLOTS:
     void encodesProjectDirLikeTheCli() {
         QFETCH(QString, cwd);
         QFETCH(QString, expected);
-        QCOMPARE(encodeProjectDirName(cwd), expected);
+        QCOMPARE(claude::encodeProjectDirName(cwd), expected);
     }
 
     void validatesSessionIds_data() {
@@ -140,7 +140,7 @@ private Q_SLOTS:
         QFETCH(bool, valid);
         QFETCH(int, entries);
         ScannedLine scanned;
-        scanLine(line.constBegin(), line.constEnd(), &scanned);
+        claude::scanSessionLine(line.constBegin(), line.constEnd(), &scanned);
         QCOMPARE(scanned.valid, valid);
         QCOMPARE(scanned.entryCount(), entries);
         if (valid) // what the scanner accepts, Qt's parser accepts (it is laxer on escapes)
@@ -159,7 +159,7 @@ private Q_SLOTS:
             for (const QByteArray &line : f.readAll().split('\n')) {
                 for (qsizetype n = line.size(); n > 0; n -= 13) {
                     const QByteArray cut = line.left(n);
-                    scanLine(cut.constBegin(), cut.constEnd(), &scanned);
+                    claude::scanSessionLine(cut.constBegin(), cut.constEnd(), &scanned);
                     QCOMPARE(scanned.valid, QJsonDocument::fromJson(cut).isObject());
                     ++checked;
                 }
@@ -208,7 +208,7 @@ private Q_SLOTS:
         QCOMPARE(syn.contents.size(), 72);
         const QString file = path(s("paging.jsonl"));
         QVERIFY(writeFile(file, syn.bytes, QIODevice::WriteOnly | QIODevice::Truncate));
-        SessionIndex index(file, false);
+        SessionIndex index(file, false, claude::scanSessionLine);
         const auto page = index.page(offset, limit);
         QVERIFY(page.ok());
         const int total = int(syn.contents.size());
@@ -225,7 +225,7 @@ private Q_SLOTS:
         syn.assistantWithTool();
         const QString file = path(s("uuids.jsonl"));
         QVERIFY(writeFile(file, syn.bytes, QIODevice::WriteOnly | QIODevice::Truncate));
-        const auto page = SessionIndex(file, false).page(0, 10);
+        const auto page = SessionIndex(file, false, claude::scanSessionLine).page(0, 10);
         QVERIFY(page.ok());
         QCOMPARE(page->entries.size(), 2);
         QCOMPARE(page->entries[0].value(s("uuid")).toString(), s("e0"));
@@ -246,7 +246,7 @@ private Q_SLOTS:
                                             {s("name"), s("Write")},
                                             {s("input"), input}}}));
         ScannedLine scanned;
-        scanLine(line.constBegin(), line.constEnd() - 1, &scanned);
+        claude::scanSessionLine(line.constBegin(), line.constEnd() - 1, &scanned);
         QCOMPARE(scanned.entryCount(), 2);
         const QJsonObject text = makeEntry(scanned, 0, QString(), 20);
         QCOMPARE(text.value(s("content")).toString(), QString(20, u'x'));
@@ -266,7 +266,7 @@ private Q_SLOTS:
         syn.add(40);
         const QString file = path(s("growth.jsonl"));
         QVERIFY(writeFile(file, syn.bytes, QIODevice::WriteOnly | QIODevice::Truncate));
-        SessionIndex index(file, false);
+        SessionIndex index(file, false, claude::scanSessionLine);
         QCOMPARE(index.page(0, 5)->stats.entries, syn.contents.size());
         const qint64 before = index.bytesScanned();
         QCOMPARE(before, syn.bytes.size());
@@ -290,7 +290,7 @@ private Q_SLOTS:
         const QString file = path(s("partial.jsonl"));
         QVERIFY(
             writeFile(file, syn.bytes + next.left(20), QIODevice::WriteOnly | QIODevice::Truncate));
-        SessionIndex index(file, false);
+        SessionIndex index(file, false, claude::scanSessionLine);
         auto stats = index.refresh();
         QCOMPARE(stats->entries, syn.contents.size());
         QCOMPARE(stats->skippedLines, 0);
@@ -315,7 +315,7 @@ private Q_SLOTS:
         bytes += syn.bytes.mid(tail);
         const QString file = path(s("broken.jsonl"));
         QVERIFY(writeFile(file, bytes, QIODevice::WriteOnly | QIODevice::Truncate));
-        const auto page = SessionIndex(file, false).page(0, 100);
+        const auto page = SessionIndex(file, false, claude::scanSessionLine).page(0, 100);
         QVERIFY(page.ok());
         QCOMPARE(page->stats.skippedLines, 2);
         QCOMPARE(contentsOf(page->entries), syn.contents);
@@ -332,7 +332,7 @@ private Q_SLOTS:
         const QString file = path(s("huge.jsonl"));
         QVERIFY(writeFile(file, bytes, QIODevice::WriteOnly | QIODevice::Truncate));
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression(s("skipping a line over .*huge")));
-        const auto page = SessionIndex(file, false).page(0, 10);
+        const auto page = SessionIndex(file, false, claude::scanSessionLine).page(0, 10);
         QCOMPARE(page->stats.skippedLines, 1);
         QCOMPARE(contentsOf(page->entries), syn.contents);
         QFile::remove(file);
@@ -350,7 +350,7 @@ private Q_SLOTS:
         first.add(30);
         const QString file = path(s("replaced-%1.jsonl").arg(how));
         QVERIFY(writeFile(file, first.bytes, QIODevice::WriteOnly | QIODevice::Truncate));
-        SessionIndex index(file, false);
+        SessionIndex index(file, false, claude::scanSessionLine);
         QCOMPARE(index.refresh()->entries, first.contents.size());
 
         Synthetic second; // different contents, same shape
@@ -373,7 +373,7 @@ private Q_SLOTS:
     }
 
     void missingFileIsNotFound() {
-        SessionIndex index(path(s("nope.jsonl")), false);
+        SessionIndex index(path(s("nope.jsonl")), false, claude::scanSessionLine);
         const auto r = index.page(0, 10);
         QVERIFY(!r.ok());
         QCOMPARE(r.error().kind, ErrorKind::NotFound);
@@ -386,14 +386,15 @@ private Q_SLOTS:
             syn.add(10);
             const QString file = path(s("cache-%1.jsonl").arg(i));
             QVERIFY(writeFile(file, syn.bytes, QIODevice::WriteOnly | QIODevice::Truncate));
-            QVERIFY(cache.acquire(file, false)->refresh().ok());
+            QVERIFY(cache.acquire(file, false, claude::scanSessionLine)->refresh().ok());
             cache.trim();
             QCOMPARE(cache.size(), 1);
             QVERIFY(cache.peek(file));
         }
         IndexCache counted(1 << 20, 2); // by number of files
         for (int i = 0; i < 3; ++i)
-            counted.acquire(path(s("cache-%1.jsonl").arg(i)), false)->refresh();
+            counted.acquire(path(s("cache-%1.jsonl").arg(i)), false, claude::scanSessionLine)
+                ->refresh();
         counted.trim();
         QCOMPARE(counted.size(), 2);
         QVERIFY(!counted.peek(path(s("cache-0.jsonl"))));

@@ -19,7 +19,7 @@ private Q_SLOTS:
     void entriesFromRealCliSessions() {
         const QString data = QFINDTESTDATA("data/history");
         QVERIFY(!data.isEmpty());
-        SessionIndex bash(data + s("/%1.jsonl").arg(kBashSession), false);
+        SessionIndex bash(data + s("/%1.jsonl").arg(kBashSession), false, claude::scanSessionLine);
         const auto page = bash.page(0, 50);
         QVERIFY(page.ok());
         QCOMPARE(page->stats.skippedLines, 0);
@@ -41,7 +41,7 @@ private Q_SLOTS:
                      .toMSecsSinceEpoch());
 
         // The Agent (Task) session: the isMeta reminder is skipped, the task notification kept.
-        SessionIndex main(data + s("/%1.jsonl").arg(kMainSession), false);
+        SessionIndex main(data + s("/%1.jsonl").arg(kMainSession), false, claude::scanSessionLine);
         const auto all = main.page(0, 50);
         QCOMPARE(all->stats.entries, 9);
         QCOMPARE(all->entries[4].value(s("toolName")).toString(), s("Agent"));
@@ -55,10 +55,16 @@ private Q_SLOTS:
             uuids.insert(e.value(s("uuid")).toString());
         QCOMPARE(uuids.size(), 9);
 
-        const auto subagents = subagentFiles(data + s("/%1.jsonl").arg(kMainSession));
+        const auto subagents = claude::subagentFiles(data + s("/%1.jsonl").arg(kMainSession));
         QCOMPARE(subagents.keys(), QStringList{kTaskToolUse});
-        QCOMPARE(SessionIndex(subagents.value(kTaskToolUse), true).refresh()->entries, 5);
-        QCOMPARE(SessionIndex(subagents.value(kTaskToolUse), false).refresh()->entries, 0);
+        QCOMPARE(SessionIndex(subagents.value(kTaskToolUse), true, claude::scanSessionLine)
+                     .refresh()
+                     ->entries,
+                 5);
+        QCOMPARE(SessionIndex(subagents.value(kTaskToolUse), false, claude::scanSessionLine)
+                     .refresh()
+                     ->entries,
+                 0);
     }
 
     // ---- REST ----

@@ -1,4 +1,4 @@
-// The monitor's inbox (issue 12) with two real services: the window's own and a second one (a
+// The monitor's inbox with two real services: the window's own and a second one (a
 // "build box") whose session is added to the same inbox. Each runs the real flotillad with the
 // real Claude Code CLI against its own MockAnthropic. A permission request of an agent on the
 // second service shows in the inbox with its service, command and agent; G in the list grants

@@ -153,7 +153,7 @@ private Q_SLOTS:
                      QStringLiteral("stopped"));
     }
 
-    // Issue 12: a monitor that connects while a turn runs shows the message that started it
+    // A monitor that connects while a turn runs shows the message that started it
     // (from the agent's currentTask) above the reply streaming in, before any history is paged;
     // the history page that follows does not repeat it.
     void connectingMidTurnShowsTheTurnsMessage() {

@@ -1,4 +1,4 @@
-// The monitor following a Codex agent exactly as a Claude one (issue 11): the in-process
+// The monitor following a Codex agent exactly as a Claude one: the in-process
 // service drives the real `codex` CLI (app-server) against the scripted Responses API mock; the
 // session shows the provider, turns the streamed output into the same transcript (the user's
 // message, a command as a tool entry with its output, the reply), lists the agent's permission

@@ -1,4 +1,4 @@
-// ssh:// services (issue 12): the monitor reaching a flotillad through `ssh -N -L`, against a
+// ssh:// services: the monitor reaching a flotillad through `ssh -N -L`, against a
 // real sshd on loopback started here (key authentication with keys made here) and the real
 // flotillad binary (URL parsing and the command line: tst_monitor_ssh_target): refusals, REST
 // and WebSocket events through the tunnel, a killed ssh
@@ -255,7 +255,7 @@ private Q_SLOTS:
         QVERIFY2(processGone(pid), "ssh still runs after close()");
     }
 
-    // Issue 12: connect, stream an agent's output through the tunnel, kill the tunnel, watch it
+    // Connect, stream an agent's output through the tunnel, kill the tunnel, watch it
     // reconnect, and the next reply streams through the new ssh into the session's conversation.
     void agentTurnsStreamThroughTheTunnelAcrossAKilledSsh() {
         AgentRig rig;

@@ -1,4 +1,4 @@
-// ssh:// services (issue 12) without a server: how SshTarget reads a URL (and what it refuses:
+// ssh:// services without a server: how SshTarget reads a URL (and what it refuses:
 // option-like users and hosts, passwords, paths, bad ports), and SshTunnel's command line (its
 // own options first, since ssh keeps the first value of an option; the destination last, behind
 // "--"; never a shared master connection, which would take the forward away from it).

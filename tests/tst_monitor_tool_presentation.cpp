@@ -1,4 +1,4 @@
-// How tool calls read in the conversation (issue 12), as pure units: one-line summaries of
+// How tool calls read in the conversation, as pure units: one-line summaries of
 // Claude Code's and Codex's tools, and the diffs of file changes (Edit, MultiEdit, Write, Codex
 // fileChange) with context near the changes and a cap on long ones. No service, no widgets.
 

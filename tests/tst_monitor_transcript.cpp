@@ -1,4 +1,4 @@
-// The conversation's data as pure units (issue 12): TranscriptModel (deltas make one reply, the
+// The conversation's data as pure units: TranscriptModel (deltas make one reply, the
 // final chunk closes it, a tool call and its result are one entry, errors and stops marked, turn
 // starts give user messages, the bounds drop the oldest, history pages go on top), history
 // conversion, and a reply read as a terminal would show it. No service, no widgets. (How tool calls

@@ -1,4 +1,4 @@
-// The Changes tab (issue 14) and the usage line (issue 16) with agents at work: the real
+// The Changes tab and the usage line with agents at work: the real
 // flotillad (child process) on a real git repository the test makes, agents with worktrees, the
 // real Claude Code CLI against MockAnthropic, the monitor's window under Xvfb. A turn's edit
 // appears in the Changes tab by itself (worktree_diff_changed), as a file list and a coloured

@@ -1,4 +1,4 @@
-// The Conversation view (issue 12) with an agent at work: the real flotillad (child process),
+// The Conversation view with an agent at work: the real flotillad (child process),
 // the real Claude Code CLI against MockAnthropic, the monitor's window under Xvfb. A long reply
 // wraps instead of being cut; markdown renders (heading, list, code block in a fixed-pitch font
 // under its language); HTML in a reply stays text; a Bash row expands to its output; an Edit
@@ -353,7 +353,7 @@ private Q_SLOTS:
     }
 
     // No service: a reply streamed delta by delta is re-rendered from its last complete
-    // paragraph on (issue 21), and at every step reads exactly as the whole reply rendered at
+    // paragraph on, and at every step reads exactly as the whole reply rendered at
     // once: paragraphs, a code fence with blank lines inside, a loose list, a table, a heading.
     void streamingTailReadsAsTheWholeReply() {
         const auto withoutTrailingNewlines = [](QString text) {

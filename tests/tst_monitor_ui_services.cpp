@@ -1,4 +1,4 @@
-// Several services in one window (issue 12): the window's own flotillad and a second one (a
+// Several services in one window: the window's own flotillad and a second one (a
 // "build box"), each the real binary with the real Claude Code CLI against its own MockAnthropic.
 // Added through the window, the second service's agents join the one table with a Service
 // column; its connection state is in the status bar; selecting one of its agents shows that

@@ -1,4 +1,4 @@
-// Core units of the Changes tab and the usage line (issues 14 and 16), no service: a git patch
+// Core units of the Changes tab and the usage line, no service: a git patch
 // cut into lines that know their file and worktree line (renames, new and deleted files, binary
 // files, quoted paths, "\ No newline"), and how usage, budgets and a released process read.
 

@@ -1,4 +1,4 @@
-// Outgoing notification channels (issue 13) against a real HTTP receiver on loopback: the
+// Outgoing notification channels against a real HTTP receiver on loopback: the
 // routes and every refusal, each event kind in each format with its headers, the signature
 // checked with the secret, the test route, and secrets never leaving. The outbox (retries,
 // failure after the last attempt, a full outbox, SIGKILL) is tst_notification_outbox.

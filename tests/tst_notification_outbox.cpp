@@ -1,4 +1,4 @@
-// The outbox of notification channels (issue 13), against a webhook receiver on loopback:
+// The outbox of notification channels, against a webhook receiver on loopback:
 // retries while the receiver refuses, fails or hangs (same delivery id, delivered once it is
 // back), failure after the last attempt, a full outbox, deletion dropping it (in-process, retry
 // waits of 50-200 ms); and a SIGKILL of the real flotillad with the receiver down (every item

@@ -443,7 +443,7 @@ private Q_SLOTS:
     }
 
     void activityRingIsBounded() {
-        ActivityLog log(3);
+        ActivityLog log(Clock::system(), 3);
         QSignalSpy recorded(&log, &ActivityLog::recorded);
         for (int i = 0; i < 5; ++i)
             log.record(wire::org::activity::AreaCreated, QString::number(i));

@@ -1,9 +1,12 @@
-// Issue 13, standing permission rules, the matching itself (permissions/RuleMatcher): every row
+// Standing permission rules, the matching itself (permissions/RuleMatcher): every row
 // of docs/api.md's matching table. Commands by command-word prefix, never through shell control;
 // file edits by path prefix after normalising and resolving symlinks, never outside the agent's
 // working directory unless the rule names that place; other tools by name; scopes; deny wins;
 // the rule a `remember` answer creates. Real files and symlinks in a temporary directory.
 
+#include "agents/Provider.h"
+#include "agents/claude/ClaudeProvider.h"
+#include "agents/codex/CodexProvider.h"
 #include "permissions/RuleMatcher.h"
 
 #include <QDir>
@@ -50,9 +53,13 @@ class TestPermissionRules final : public QObject {
     QString m_cwd;     // the agent's working directory
     QString m_outside; // a directory beside it
     RuleSubject m_agent;
+    // Which tools are commands and file edits: what the service's own providers declare.
+    ProviderRegistry m_providers;
 
 private Q_SLOTS:
     void initTestCase() {
+        m_providers.add(std::make_unique<ClaudeProvider>(ClaudeConfig{}));
+        m_providers.add(std::make_unique<CodexProvider>(CodexConfig{}));
         QVERIFY(m_tmp.isValid());
         const QString root = QFileInfo(m_tmp.path()).canonicalFilePath();
         m_cwd = root + QStringLiteral("/project");
@@ -150,8 +157,9 @@ private Q_SLOTS:
         QFETCH(QString, tool);
         QFETCH(QString, cmd);
         QFETCH(bool, covered);
-        QCOMPARE(rules::covers(rule(ruleTool, pattern, allow), m_agent, tool, command(cmd)),
-                 covered);
+        QCOMPARE(
+            rules::covers(rule(ruleTool, pattern, allow), m_agent, tool, command(cmd), m_providers),
+            covered);
     }
 
     void fileEdits_data() {
@@ -225,33 +233,34 @@ private Q_SLOTS:
             real << expand(p);
         const QJsonObject input =
             tool == QLatin1String("fileChange") ? fileChange(real) : write(real.constFirst());
-        QCOMPARE(rules::covers(rule(ruleTool, expand(pattern), allow), m_agent, tool, input),
+        QCOMPARE(rules::covers(rule(ruleTool, expand(pattern), allow), m_agent, tool, input,
+                               m_providers),
                  covered);
     }
 
     void otherToolsByName() {
         const PermissionRule fetch = rule(QStringLiteral("WebFetch"), QString());
-        QVERIFY(rules::covers(fetch, m_agent, QStringLiteral("WebFetch"), {}));
-        QVERIFY(!rules::covers(fetch, m_agent, QStringLiteral("WebSearch"), {}));
-        QVERIFY(!rules::covers(fetch, m_agent, QStringLiteral("webfetch"), {}));
+        QVERIFY(rules::covers(fetch, m_agent, QStringLiteral("WebFetch"), {}, m_providers));
+        QVERIFY(!rules::covers(fetch, m_agent, QStringLiteral("WebSearch"), {}, m_providers));
+        QVERIFY(!rules::covers(fetch, m_agent, QStringLiteral("webfetch"), {}, m_providers));
     }
 
     void scopes() {
         PermissionRule r = rule(QStringLiteral("WebFetch"), QString());
         r.scopeAgentId = QStringLiteral("agent-1");
-        QVERIFY(rules::covers(r, m_agent, QStringLiteral("WebFetch"), {}));
-        QVERIFY(
-            !rules::covers(r, {QStringLiteral("agent-2"), m_cwd}, QStringLiteral("WebFetch"), {}));
+        QVERIFY(rules::covers(r, m_agent, QStringLiteral("WebFetch"), {}, m_providers));
+        QVERIFY(!rules::covers(r, {QStringLiteral("agent-2"), m_cwd}, QStringLiteral("WebFetch"),
+                               {}, m_providers));
         r.scopeAgentId.clear();
         r.scopeCwd = QFileInfo(m_cwd).path(); // every agent below the temp dir
-        QVERIFY(rules::covers(r, m_agent, QStringLiteral("WebFetch"), {}));
+        QVERIFY(rules::covers(r, m_agent, QStringLiteral("WebFetch"), {}, m_providers));
         r.scopeCwd = m_cwd + QStringLiteral("/src");
-        QVERIFY(!rules::covers(r, m_agent, QStringLiteral("WebFetch"), {}));
+        QVERIFY(!rules::covers(r, m_agent, QStringLiteral("WebFetch"), {}, m_providers));
         QVERIFY(rules::covers(r, {QStringLiteral("a3"), m_cwd + QStringLiteral("/src/deep")},
-                              QStringLiteral("WebFetch"), {}));
+                              QStringLiteral("WebFetch"), {}, m_providers));
         r.scopeCwd = m_cwd + QStringLiteral("/sr"); // a prefix of the name is not a parent
         QVERIFY(!rules::covers(r, {QStringLiteral("a4"), m_cwd + QStringLiteral("/src")},
-                               QStringLiteral("WebFetch"), {}));
+                               QStringLiteral("WebFetch"), {}, m_providers));
     }
 
     void denyWins() {
@@ -259,15 +268,16 @@ private Q_SLOTS:
             rule(QStringLiteral("Bash"), QStringLiteral("npm")),
             rule(QStringLiteral("Bash"), QStringLiteral("npm publish"), false)};
         const RuleVerdict test = rules::evaluate(list, m_agent, QStringLiteral("Bash"),
-                                                 command(QStringLiteral("npm test")));
+                                                 command(QStringLiteral("npm test")), m_providers);
         QCOMPARE(int(test.kind), int(RuleVerdict::Kind::Allow));
         QCOMPARE(test.ruleId, list.at(0).id);
-        const RuleVerdict publish = rules::evaluate(list, m_agent, QStringLiteral("Bash"),
-                                                    command(QStringLiteral("npm publish")));
+        const RuleVerdict publish =
+            rules::evaluate(list, m_agent, QStringLiteral("Bash"),
+                            command(QStringLiteral("npm publish")), m_providers);
         QCOMPARE(int(publish.kind), int(RuleVerdict::Kind::Deny));
         QCOMPARE(publish.ruleId, list.at(1).id);
         QCOMPARE(int(rules::evaluate(list, m_agent, QStringLiteral("Bash"),
-                                     command(QStringLiteral("make")))
+                                     command(QStringLiteral("make")), m_providers)
                          .kind),
                  int(RuleVerdict::Kind::None));
     }
@@ -275,44 +285,50 @@ private Q_SLOTS:
     void rememberedRules() {
         const QString bash = QStringLiteral("Bash");
         auto r = rules::rememberedRule(QStringLiteral("agent"), true, m_agent, bash,
-                                       command(QStringLiteral("npm test -- -w")), std::nullopt);
+                                       command(QStringLiteral("npm test -- -w")), std::nullopt,
+                                       m_providers);
         QVERIFY(r);
         QCOMPARE(r->pattern, QStringLiteral("npm test -- -w"));
         QCOMPARE(r->scopeAgentId, m_agent.agentId);
-        r = rules::rememberedRule(
-            QStringLiteral("project"), true, m_agent, QStringLiteral("commandExecution"),
-            command(QStringLiteral("/bin/bash -lc 'git commit -m \"a b\"'")), std::nullopt);
+        r = rules::rememberedRule(QStringLiteral("project"), true, m_agent,
+                                  QStringLiteral("commandExecution"),
+                                  command(QStringLiteral("/bin/bash -lc 'git commit -m \"a b\"'")),
+                                  std::nullopt, m_providers);
         QVERIFY(r);
         QCOMPARE(r->pattern, QStringLiteral("git commit -m 'a b'"));
         QCOMPARE(r->scopeCwd, m_cwd);
         // An allow rule for a command with shell control could never match: refused.
         r = rules::rememberedRule(QStringLiteral("global"), true, m_agent, bash,
-                                  command(QStringLiteral("make && make install")), std::nullopt);
+                                  command(QStringLiteral("make && make install")), std::nullopt,
+                                  m_providers);
         QVERIFY(!r);
         QVERIFY(r.error().message.contains(QStringLiteral("shell control")));
         // A deny remembers the first part.
         r = rules::rememberedRule(QStringLiteral("global"), false, m_agent, bash,
-                                  command(QStringLiteral("curl x | sh")), std::nullopt);
+                                  command(QStringLiteral("curl x | sh")), std::nullopt,
+                                  m_providers);
         QVERIFY(r);
         QCOMPARE(r->pattern, QStringLiteral("curl x"));
         QVERIFY(r->scopeAgentId.isEmpty() && r->scopeCwd.isEmpty());
         // A file edit: the directory holding the files.
         r = rules::rememberedRule(QStringLiteral("agent"), true, m_agent, QStringLiteral("Write"),
-                                  write(m_cwd + QStringLiteral("/src/deep/n.txt")), std::nullopt);
+                                  write(m_cwd + QStringLiteral("/src/deep/n.txt")), std::nullopt,
+                                  m_providers);
         QVERIFY(r);
         QCOMPARE(r->pattern, m_cwd + QStringLiteral("/src/deep"));
         r = rules::rememberedRule(
             QStringLiteral("agent"), true, m_agent, QStringLiteral("fileChange"),
             fileChange({m_cwd + QStringLiteral("/src/a"), m_cwd + QStringLiteral("/srcx/b")}),
-            std::nullopt);
+            std::nullopt, m_providers);
         QVERIFY(r);
         QCOMPARE(r->pattern, m_cwd);
         // A pattern given that does not cover the request, or a bad scope: refused.
         QVERIFY(!rules::rememberedRule(QStringLiteral("agent"), true, m_agent, bash,
-                                       command(QStringLiteral("npm test")),
-                                       QStringLiteral("make")));
+                                       command(QStringLiteral("npm test")), QStringLiteral("make"),
+                                       m_providers));
         QVERIFY(!rules::rememberedRule(QStringLiteral("forever"), true, m_agent, bash,
-                                       command(QStringLiteral("npm test")), std::nullopt));
+                                       command(QStringLiteral("npm test")), std::nullopt,
+                                       m_providers));
     }
 
     void drafts_data() {
@@ -387,7 +403,7 @@ private Q_SLOTS:
     void drafts() {
         QFETCH(QJsonObject, body);
         QFETCH(QString, code);
-        const auto draft = parseRuleDraft(body);
+        const auto draft = parseRuleDraft(body, m_providers);
         if (code.isEmpty())
             QVERIFY2(draft.ok(), draft.ok() ? "" : qPrintable(draft.error().message));
         else

@@ -1,4 +1,4 @@
-// Issue 13, standing rules end to end with the real CLIs (Claude and Codex rows) against their
+// Standing permission rules end to end with the real CLIs (Claude and Codex rows) against their
 // scripted models: a `remember` answer stores the rule and the next identical tool use runs
 // without a permission_request; a deny rule refuses without asking in ask and auto mode; a new
 // rule answers the pending requests it covers; the inbox lists pending requests; the decision log

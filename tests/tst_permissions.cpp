@@ -1,4 +1,4 @@
-// Issue 4, permissions, end to end: the real CLI asks (Claude through its hooks, Codex through
+// Permissions, end to end: the real CLI asks (Claude through its hooks, Codex through
 // its approval requests), the service makes it a permission_request event, and the WebSocket
 // answer decides whether the tool runs. Each flow runs for both providers, with a shell command
 // (`touch`) as the tool: Codex in ask mode (approvalPolicy untrusted) asks only for commands it

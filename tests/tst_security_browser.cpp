@@ -1,4 +1,4 @@
-// What a web page in the user's browser can make flotillad do (issue 10; docs/security.md): each
+// What a web page in the user's browser can make flotillad do (docs/security.md): each
 // attack as a browser sends it, on a raw socket, against the default configuration (no token,
 // loopback). Every refused request must leave no trace: the command it carries would create a
 // marker file, and a legitimate command run afterwards proves the refused one would have run by

@@ -1,4 +1,4 @@
-// Where tokens and secrets may be seen (issue 20, docs/security.md): never on a command line,
+// Where tokens and secrets may be seen (docs/security.md): never on a command line,
 // never in flotillad's own environment, masked in exec output and in pending permission
 // requests; names that are text and not terminal commands; agents kept out of the service's own
 // directories; a decision log that one agent's hook cannot flood. Real Claude CLI against the

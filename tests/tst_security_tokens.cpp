@@ -1,4 +1,4 @@
-// Tokens (issue 10; docs/security.md): the token file an installed service starts with (the real
+// Tokens (docs/security.md): the token file an installed service starts with (the real
 // flotillad binary), and the scoped token each agent process gets instead of the service's (the
 // real Claude Code CLI against the mock model): what it can do for itself, and every way it
 // could try to raise its rights.

@@ -1,4 +1,4 @@
-// Usage and budgets (issue 16): each turn's usage as the CLI reported it, summed exactly into the
+// Usage and budgets: each turn's usage as the CLI reported it, summed exactly into the
 // agent's `usage` (Claude's cost from total_cost_usd, a running total per process), kept across a
 // restart; GET /api/usage by agent, boss team and day, and its refusals; budgets on an agent and
 // on a boss's team: the turn in progress finishes, further messages are refused with 409

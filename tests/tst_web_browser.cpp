@@ -1,4 +1,4 @@
-// The web page in a real browser (issue 15): headless Chromium (tests/web/browser_driver.py
+// The web page in a real browser: headless Chromium (tests/web/browser_driver.py
 // drives it with Selenium) against the real service in this process, its agents running the
 // pinned Claude Code CLI against the mock model. The page is used as a person would on a phone:
 // a wrong token, sign-in, the agents and their filter, a conversation streamed delta by delta
@@ -242,7 +242,7 @@ private Q_SLOTS:
                                   QStringLiteral("u%1").arg(i), text));
         }
         const QString dir =
-            m_rig->home + QStringLiteral("/.claude/projects/") + history::encodeProjectDirName(cwd);
+            m_rig->home + QStringLiteral("/.claude/projects/") + claude::encodeProjectDirName(cwd);
         QVERIFY(QDir().mkpath(dir));
         QVERIFY(writeFile(dir + QStringLiteral("/7d1f0c2e-5b7a-4c1e-9a37-2f1d8e6b4a10.jsonl"),
                           session, QIODevice::WriteOnly));

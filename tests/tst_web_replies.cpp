@@ -1,4 +1,4 @@
-// The page shows what a request will change and renders replies as the monitor does (issue 21),
+// The page shows what a request will change and renders replies as the monitor does,
 // in a real browser: headless Chromium (tests/web/browser_driver.py) against the real service in
 // this process, its agent the pinned Claude Code CLI against the mock model. A pending Write's
 // inbox card shows the content it will write, folded after 20 lines; a Bash request its command;

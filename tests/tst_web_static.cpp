@@ -1,4 +1,4 @@
-// The web page on the service's port (issue 15), over real sockets against the in-process
+// The web page on the service's port, over real sockets against the in-process
 // service with a token: the page and its client-side routes, asset types, ETag/304, gzip, caching,
 // the Content-Security-Policy and the other security headers, 404 for unknown assets, the asset
 // budget, and what must not change: WebSocket upgrades at / and the Host/Origin refusals.
@@ -274,7 +274,7 @@ private Q_SLOTS:
             QVERIFY2(site.asset(name), qPrintable(name));
             QCOMPARE(get(m_base + QLatin1Char('/') + name).status, 200);
         }
-        // Issue 15: under 150 KB of assets in all.
+        // The page's weight limit: under 150 KB of assets in all.
         qInfo("page weight: %lld bytes, %lld gzipped, %lld files", site.totalBytes(),
               site.totalGzipBytes(), qint64(site.assetNames().size() + 1));
         QVERIFY(site.totalBytes() < 150 * 1024);

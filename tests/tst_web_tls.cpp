@@ -1,4 +1,4 @@
-// flotillad with --tls-cert/--tls-key (issue 15, remote use): the page, REST and the WebSocket
+// flotillad with --tls-cert/--tls-key (remote use): the page, REST and the WebSocket
 // over TLS (QSslSocket per connection behind the same guard), https:// as the page's own origin,
 // plain HTTP refused on that port, agents' callbacks on a plain loopback listener of their own,
 // files refused at start with the reason, and the page signed in and live in Chromium over TLS.

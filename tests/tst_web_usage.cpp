@@ -1,4 +1,4 @@
-// Usage and budgets on the web page (issue 16) in a real browser: headless Chromium (Selenium,
+// Usage and budgets on the web page in a real browser: headless Chromium (Selenium,
 // tests/web/browser_driver.py) against the real service in this process, its agent running the
 // pinned Claude Code CLI against the mock model with scripted usage. After a real turn the agents
 // list and the conversation's header show exactly what the service recorded; a lifetime token
@@ -61,7 +61,7 @@ private Q_SLOTS:
     void cleanupTestCase() { m_browser.quit(); }
 
     void usageAndBudgetShow() {
-        // Issue 16: a real turn's usage (the mock model's scripted usage, as the CLI reports it)
+        // A real turn's usage (the mock model's scripted usage, as the CLI reports it)
         // in the agents list and the conversation's header, then a budget with what it used.
         const qint64 turns = usageNumber("turns") + 1;
         m_rig->mock.setUsage(1200, 300, 5000);

@@ -1,4 +1,4 @@
-# A real browser against the real service (issue 15): headless Chromium, driven with Selenium by
+# A real browser against the real service: headless Chromium, driven with Selenium by
 # tests/web/browser_driver.py, from Qt Tests that own the service (in-process, with the pinned
 # Claude Code CLI and the mock model) and every assertion. Debian's chromium, chromium-driver and
 # python3-selenium come from scripts/install-deps.sh; Debian's python3 is the one with selenium.
@@ -12,9 +12,9 @@ function(flotilla_browser_test name)
     set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS browser)
 endfunction()
 flotilla_browser_test(tst_web_browser)
-# Usage and budgets on the page (issue 16).
+# Usage and budgets on the page.
 flotilla_browser_test(tst_web_usage)
-# What a request will change, and tables in replies (issue 21).
+# What a request will change, and tables in replies.
 flotilla_browser_test(tst_web_replies)
 # --tls-cert/--tls-key: HTTPS, WSS, origins, agents' plain loopback listener, refusals, and the
 # page in Chromium over TLS.

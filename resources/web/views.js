@@ -24,7 +24,7 @@ export function contextMeter(agent) {
     h('span', {class: 'muted'}, limit ? `${formatTokens(used)} / ${formatTokens(limit)} (${pct}%)` : 'context —'));
 }
 
-// --- Usage and budgets (issue 16) ------------------------------------------------------------
+// --- Usage and budgets -----------------------------------------------------------------------
 
 // Every lastError a reached budget sets starts so (the service clears it when the budget allows).
 export const BUDGET_ERROR = 'Budget reached: ';

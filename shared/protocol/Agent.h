@@ -37,7 +37,7 @@ struct Agent {
     QString areaId;                                // empty means JSON null
     QString lastError;                             // empty means JSON null
     QString permissionMode{QStringLiteral("ask")}; // "ask" or "auto" (PermissionNames.h)
-    AgentWorktree worktree; // the agent's own git worktree (issue 14); unset: JSON null
+    AgentWorktree worktree;                        // the agent's own git worktree; unset: JSON null
     // Seconds without work after which the agent's CLI process is ended (its session kept);
     // -1 means JSON null: the service's --idle-timeout; 0: never.
     int idleTimeoutSeconds = -1;

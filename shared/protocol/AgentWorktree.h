@@ -1,6 +1,6 @@
 #pragma once
-// An agent's own git worktree (issue 14), as the agent object carries it: `worktree: {repo, path,
-// branch, baseRef, baseCommit}`, or null for an agent that works in its cwd as given.
+// An agent's own git worktree, as the agent object carries it: `worktree: {repo, path, branch,
+// baseRef, baseCommit}`, or null for an agent that works in its cwd as given.
 
 #include <QJsonValue>
 #include <QString>

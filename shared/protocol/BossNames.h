@@ -1,6 +1,6 @@
 #pragma once
-// Wire names of the boss slice (issue 4): boss agents and their teams, delegation decisions,
-// delegated tasks, report-task and work plans. Shared by service, monitor and tests.
+// Wire names of the boss features: boss agents and their teams, delegation decisions, delegated
+// tasks, report-task and work plans. Shared by service, monitor and tests.
 // Keys every area uses (id, bossId, subordinateIds, agentId, status, timestamp...) stay in
 // WireNames.h; work_plans_update (sent on connect by the hub) too.
 

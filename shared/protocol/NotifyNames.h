@@ -1,7 +1,7 @@
 #pragma once
-// Wire names of outgoing notification channels (issue 13): /api/notification-channels, the events
-// a channel subscribes to, its formats, the delivery headers a receiver reads, and the keys of
-// channels and deliveries. Keys shared with other areas (id, name, createdAt, lastError,
+// Wire names of outgoing notification channels: /api/notification-channels, the events a channel
+// subscribes to, its formats, the delivery headers a receiver reads, and the keys of channels and
+// deliveries. Keys shared with other areas (id, name, createdAt, lastError,
 // failed...) stay in WireNames.h.
 
 #include "protocol/WireNames.h"

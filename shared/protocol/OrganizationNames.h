@@ -1,5 +1,5 @@
 #pragma once
-// Wire names of the organization slice (issue 4): areas, bulk delete and move-area, focus-agent,
+// Wire names of the organization features: areas, bulk delete and move-area, focus-agent,
 // the activity log and config export/import. Shared by service, monitor and tests.
 // Keys every area uses (id, name, agentId, message, timestamp...) stay in WireNames.h.
 

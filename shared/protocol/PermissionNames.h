@@ -1,7 +1,7 @@
 #pragma once
-// Wire names of issue 4 (permissions): the agent's permissionMode, the permission_request /
-// permission_response / permission_resolved messages and their keys; and of issue 13: standing
-// rules (permission_rules_update, /api/permission-rules) and the decision log.
+// Wire names of permissions: the agent's permissionMode, the permission_request /
+// permission_response / permission_resolved messages and their keys; standing rules
+// (permission_rules_update, /api/permission-rules) and the decision log.
 
 #include "protocol/WireNames.h"
 

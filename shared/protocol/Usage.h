@@ -1,6 +1,6 @@
 #pragma once
 // What an agent's turns used, and what it may use: the `usage` and `budget` objects of the agent
-// resource (issue 16).
+// resource.
 
 #include <QJsonObject>
 #include <QJsonValue>

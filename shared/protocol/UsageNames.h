@@ -1,7 +1,7 @@
 #pragma once
-// Wire names of usage and budgets (issue 16): an agent's `usage` and `budget`, its
-// `idleTimeoutSeconds`, GET /api/usage, the budget_exceeded event and its 409. Keys shared with
-// other areas (agentId, agentName, message...) stay in WireNames.h.
+// Wire names of usage and budgets: an agent's `usage` and `budget`, its `idleTimeoutSeconds`,
+// GET /api/usage, the budget_exceeded event and its 409. Keys shared with other areas (agentId,
+// agentName, message...) stay in WireNames.h.
 
 #include "protocol/WireNames.h"
 

@@ -87,6 +87,13 @@ inline constexpr Name ToolExecutions{"toolExecutions"};
 inline constexpr Name PermissionMode{"permissionMode"};
 } // namespace key
 
+// The values of key::Provider: which agent CLI runs an agent. Each is a provider's name()
+// (service/src/engine/agents/<name>/).
+namespace provider {
+inline constexpr Name Claude{"claude"};
+inline constexpr Name Codex{"codex"};
+} // namespace provider
+
 namespace status {
 inline constexpr Name Idle{"idle"};
 inline constexpr Name Working{"working"};

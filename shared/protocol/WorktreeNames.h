@@ -1,7 +1,7 @@
 #pragma once
-// Wire names of agents' git worktrees (issue 14): the agent's `worktree` field, the diff, review
-// and merge routes, the delete report and the worktree_diff_changed event. Shared by service,
-// monitor and tests. Keys every area uses (id, agentId, message, status...) stay in WireNames.h.
+// Wire names of agents' git worktrees: the agent's `worktree` field, the diff, review and merge
+// routes, the delete report and the worktree_diff_changed event. Shared by service, monitor and
+// tests. Keys every area uses (id, agentId, message, status...) stay in WireNames.h.
 
 #include "protocol/WireNames.h"
 

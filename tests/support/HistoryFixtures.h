@@ -2,12 +2,12 @@
 // Session-file fixtures shared by the history suites: real CLI lines (tests/data/history),
 // synthetic sessions built in memory, and small file helpers.
 
+#include "agents/claude/ClaudeSessions.h"
 #include "controllers/HistoryController.h"
 #include "domain/AgentRegistry.h"
 #include "history/HistoryEntries.h"
 #include "history/IndexCache.h"
 #include "history/LineScanner.h"
-#include "history/SessionFiles.h"
 #include "history/SessionIndex.h"
 #include "support/HttpClient.h"
 #include "support/TestService.h"
@@ -134,11 +134,13 @@ struct Rest {
                        QJsonObject{{s("name"), s("historian")}, {s("cwd"), svc->workDir()}});
         agentId = created.object().value(s("id")).toString();
         const QString cwd = created.object().value(s("cwd")).toString();
-        projectDir = home.path() + s("/.claude/projects/") + encodeProjectDirName(cwd);
+        projectDir = home.path() + s("/.claude/projects/") + claude::encodeProjectDirName(cwd);
         // The composition root may not construct the history controller yet: attach one.
-        if (get(s("history")).object().value(s("code")).toString() == s("route_not_found"))
-            attached = std::make_unique<HistoryController>(svc->app().http(), svc->app().agents(),
-                                                           svc->config().claudeHome);
+        if (get(s("history")).object().value(s("code")).toString() == s("route_not_found")) {
+            attached =
+                std::make_unique<HistoryController>(svc->app().agents(), svc->app().providers());
+            attached->registerRoutes(svc->app().http());
+        }
         return !agentId.isEmpty() && QDir().mkpath(projectDir);
     }
     HttpResponse get(const QString &route, const QUrlQuery &q = {}, const QString &id = {}) {

@@ -1,68 +1,19 @@
 #include "support/MockAnthropic.h"
-#include "support/MockHttp.h"
 
-#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QPointer>
-#include <QTcpSocket>
-#include <QTimer>
-
-#include <chrono>
 
 namespace flotilla::test {
 
 namespace {
-// Benchmarks measure model-to-client latency: every kStampToken in a text is replaced, at the
-// moment its chunk is written to the socket, by the steady (CLOCK_MONOTONIC, shared by all
-// processes of the machine) time in microseconds.
-void stampNow(QByteArray &data) {
-    if (!data.contains(MockAnthropic::kStampToken))
-        return;
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                        std::chrono::steady_clock::now().time_since_epoch())
-                        .count();
-    data.replace(MockAnthropic::kStampToken, QByteArray::number(qint64(us)));
-}
 
-QByteArray compact(const QJsonObject &o) {
-    return QJsonDocument(o).toJson(QJsonDocument::Compact);
-}
+using mockjson::compact;
+using mockjson::lit;
+using mockjson::obj;
+using mockjson::splitText;
 
 QByteArray sse(const char *event, const QJsonObject &data) {
     return QByteArray("event: ") + event + "\ndata: " + compact(data) + "\n\n";
-}
-
-QByteArray statusText(int status) {
-    return status == 200 ? "OK" : status == 529 ? "Overloaded" : "Mock Error"; // clients ignore it
-}
-
-// A JSON object from (key, value) pairs with plain ASCII keys.
-QJsonObject obj(std::initializer_list<std::pair<const char *, QJsonValue>> fields) {
-    QJsonObject o;
-    for (const auto &f : fields)
-        o.insert(QLatin1String(f.first), f.second);
-    return o;
-}
-
-QJsonValue lit(const char *s) {
-    return QJsonValue(QLatin1String(s));
-}
-
-// `text` in `n` non-empty pieces of about equal length, never splitting a surrogate pair.
-QStringList splitText(const QString &text, int n) {
-    n = qBound(1, n, qMax(1, int(text.size())));
-    QStringList out;
-    int from = 0;
-    for (int i = 1; i <= n; ++i) {
-        int to = i == n ? int(text.size()) : int(qint64(text.size()) * i / n);
-        if (to > from && to < text.size() && text.at(to - 1).isHighSurrogate())
-            ++to;
-        if (to > from || (i == n && out.isEmpty()))
-            out << text.mid(from, to - from);
-        from = qMax(from, to);
-    }
-    return out;
 }
 
 // Text of a "content" value: a string, or the text blocks of an array joined with "\n".
@@ -102,153 +53,11 @@ QJsonObject findToolResult(const QJsonObject &body, const QString &toolUseId) {
 
 } // namespace
 
-// One client connection: reads HTTP/1.1 requests one after the other (keep-alive) and writes the
-// answers the mock plans, progressively when they are paced.
-class MockAnthropic::Connection : public QObject {
-public:
-    Connection(MockAnthropic *mock, QTcpSocket *socket)
-        : QObject(mock)
-        , m_mock(mock)
-        , m_socket(socket) {
-        socket->setParent(this);
-        m_timer.setSingleShot(true);
-        m_timer.setTimerType(Qt::PreciseTimer);
-        QObject::connect(&m_timer, &QTimer::timeout, this, [this] { writeNextGroup(); });
-        QObject::connect(socket, &QTcpSocket::readyRead, this, [this] { readRequests(); });
-        QObject::connect(socket, &QTcpSocket::disconnected, this, [this] {
-            if (m_busy)
-                ++m_mock->m_abandoned;
-            m_busy = false;
-            m_timer.stop();
-            deleteLater();
-        });
-    }
-
-    // A complete response at once.
-    void respond(int status, const QByteArray &contentType, const QByteArray &body,
-                 const QByteArray &extraHeaders = {}) {
-        QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' + statusText(status) +
-                          "\r\nContent-Type: " + contentType +
-                          "\r\nContent-Length: " + QByteArray::number(body.size()) +
-                          "\r\nrequest-id: req_mock\r\n" + extraHeaders + connectionHeader() +
-                          "\r\n";
-        m_socket->write(head + body);
-        finish();
-    }
-
-    // An SSE answer in chunked encoding; groups after the first follow `delayMs` apart.
-    void stream(const QList<QByteArray> &groups, int delayMs, int index) {
-        m_busy = true;
-        m_index = index;
-        m_groups = groups;
-        m_delayMs = delayMs;
-        m_sentGroups = 0;
-        m_clock.start();
-        m_socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                        "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"
-                        "request-id: req_mock\r\n" +
-                        connectionHeader() + "\r\n");
-        writeNextGroup();
-    }
-
-    // Never answers; the connection is counted as abandoned when the client drops it.
-    void hang() { m_busy = true; }
-
-private:
-    QByteArray connectionHeader() const {
-        return m_closeAfter ? QByteArrayLiteral("Connection: close\r\n")
-                            : QByteArrayLiteral("Connection: keep-alive\r\n");
-    }
-
-    void writeNextGroup() {
-        if (!m_busy)
-            return;
-        if (m_delayMs <= 0) {
-            for (const QByteArray &g : std::as_const(m_groups))
-                writeChunk(g);
-            m_groups.clear();
-        } else {
-            // Group k is due k * delayMs after the first, and every group already due is written
-            // now: a timer that fires late on a loaded machine must not lower the paced rate
-            // (the streaming benchmark's "1,000 deltas/s" delivered ~520/s before this).
-            const qint64 now = m_clock.elapsed();
-            while (!m_groups.isEmpty() && qint64(m_sentGroups) * m_delayMs <= now) {
-                writeChunk(m_groups.takeFirst());
-                ++m_sentGroups;
-            }
-        }
-        if (!m_groups.isEmpty()) {
-            m_timer.start(
-                int(qMax<qint64>(0, qint64(m_sentGroups) * m_delayMs - m_clock.elapsed())));
-            return;
-        }
-        m_socket->write("0\r\n\r\n");
-        m_socket->flush();
-        const int index = m_index;
-        QPointer<MockAnthropic> mock = m_mock;
-        finish();
-        if (mock)
-            Q_EMIT mock->responseFinished(index);
-    }
-
-    void writeChunk(QByteArray data) {
-        stampNow(data);
-        m_socket->write(QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n");
-        m_socket->flush();
-    }
-
-    void finish() {
-        m_busy = false;
-        if (m_closeAfter) {
-            m_socket->disconnectFromHost();
-            return;
-        }
-        QTimer::singleShot(0, this, [this] { readRequests(); }); // a pipelined next request
-    }
-
-    void readRequests() {
-        m_buffer += m_socket->readAll();
-        while (!m_busy && !m_closeAfter) {
-            MockHttpRequest http;
-            const HttpTake took = takeHttpRequest(&m_buffer, &http);
-            if (took == HttpTake::TooLarge)
-                m_socket->abort();
-            if (took != HttpTake::Taken)
-                return;
-            m_closeAfter = http.closeAfter();
-            Request req;
-            req.method = http.method;
-            req.target = http.target;
-            req.headers = http.headers;
-            req.body = http.body;
-            req.json = QJsonDocument::fromJson(req.body).object();
-            m_mock->handle(this, std::move(req));
-        }
-    }
-
-    MockAnthropic *m_mock;
-    QTcpSocket *m_socket;
-    QByteArray m_buffer;
-    QTimer m_timer;
-    QList<QByteArray> m_groups;
-    int m_delayMs = 0;
-    int m_sentGroups = 0;
-    QElapsedTimer m_clock;
-    int m_index = -1;
-    bool m_busy = false;
-    bool m_closeAfter = false;
-};
-
 MockAnthropic::MockAnthropic(QObject *parent)
-    : QObject(parent) {
-    connect(&m_server, &QTcpServer::newConnection, this, &MockAnthropic::onNewConnection);
+    : MockHttpServer({"/v1/messages", "request-id", Pacing::Schedule, kStampToken}, parent) {
 }
 
 MockAnthropic::~MockAnthropic() = default;
-
-bool MockAnthropic::start() {
-    return m_server.listen(QHostAddress::LocalHost, 0);
-}
 
 QUrl MockAnthropic::baseUrl() const {
     return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port()));
@@ -336,13 +145,6 @@ void MockAnthropic::setUsage(int inputTokens, int outputTokens, int cacheRead, i
     m_cacheCreation = cacheCreation;
 }
 
-QList<QJsonObject> MockAnthropic::requests() const {
-    QList<QJsonObject> out;
-    for (const Request &r : m_requests)
-        out << r.json;
-    return out;
-}
-
 QString MockAnthropic::systemPromptOf(int i) const {
     return contentText(request(i).value(QLatin1String("system")));
 }
@@ -359,44 +161,15 @@ QString MockAnthropic::toolResultTextOf(int i, const QString &toolUseId) const {
     return contentText(findToolResult(request(i), toolUseId).value(QLatin1String("content")));
 }
 
-void MockAnthropic::onNewConnection() {
-    while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-        // Paced SSE events are small writes: without this, Nagle and the CLI's delayed ACK hold
-        // some of them back for up to 40 ms, which the latency benchmark would charge to us.
-        socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-        new Connection(this, socket);
-    }
+QJsonObject MockAnthropic::otherAnswer(const QByteArray &path) const {
+    return path.endsWith("/count_tokens") ? obj({{"input_tokens", m_inputTokens}}) : QJsonObject();
 }
 
-void MockAnthropic::handle(Connection *conn, Request req) {
-    const qsizetype query = req.target.indexOf('?');
-    const QByteArray path = query < 0 ? req.target : req.target.left(query);
-    if (req.method != "POST" || path != "/v1/messages") {
-        m_others << req;
-        const QJsonObject answer =
-            path.endsWith("/count_tokens") ? obj({{"input_tokens", m_inputTokens}}) : QJsonObject();
-        Q_EMIT otherRequestReceived(int(m_others.size()) - 1);
-        conn->respond(200, "application/json", compact(answer));
-        return;
-    }
-
-    const bool streaming = req.json.value(QLatin1String("stream")).toBool();
-    const QString model = req.json.value(QLatin1String("model")).toString();
-    m_requests << std::move(req);
-    const int index = int(m_requests.size()) - 1;
-    QPointer<Connection> guard = conn;
-    Q_EMIT requestReceived(index); // a slot may still script this very turn
-    if (!guard)
-        return;
-
-    Turn turn;
-    if (!m_queue.isEmpty()) {
-        turn = m_queue.takeFirst();
-    } else {
-        ++m_unscripted;
-        turn.text = fallbackText();
-        turn.deltas = 1;
-    }
+void MockAnthropic::answer(Connection *conn, int index) {
+    const QJsonObject req = request(index);
+    const bool streaming = req.value(QLatin1String("stream")).toBool();
+    const QString model = req.value(QLatin1String("model")).toString();
+    const Turn turn = nextTurn(m_queue);
     if (turn.kind == Turn::Hang) {
         conn->hang();
         return;

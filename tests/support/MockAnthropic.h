@@ -8,37 +8,26 @@
 // ANTHROPIC_API_KEY and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1. The mock lives in the test's
 // thread: wait with QSignalSpy::wait / QTRY_* / QTest::qWaitFor, never with blocking calls.
 
+#include "support/MockHttpServer.h"
+
 #include <QByteArray>
-#include <QHash>
 #include <QJsonObject>
 #include <QList>
-#include <QObject>
 #include <QProcessEnvironment>
 #include <QString>
-#include <QTcpServer>
+#include <QStringList>
 #include <QUrl>
 
 namespace flotilla::test {
 
-class MockAnthropic : public QObject {
+// The HTTP side (start(), port(), the request log and its signals) is MockHttpServer's.
+class MockAnthropic final : public MockHttpServer {
     Q_OBJECT
 
 public:
-    // One request the mock received, as it came.
-    struct Request {
-        QByteArray method;
-        QByteArray target;                     // path and query, e.g. "/v1/messages?beta=true"
-        QHash<QByteArray, QByteArray> headers; // lower-cased names
-        QByteArray body;
-        QJsonObject json; // body parsed, empty when it is not a JSON object
-    };
-
     explicit MockAnthropic(QObject *parent = nullptr);
     ~MockAnthropic() override;
 
-    // Listens on 127.0.0.1, port chosen by the system.
-    bool start();
-    quint16 port() const { return m_server.serverPort(); }
     QUrl baseUrl() const; // http://127.0.0.1:<port>
 
     // The pinned CLI (FLOTILLA_TEST_CLAUDE_BIN) and a hermetic environment that points it here:
@@ -84,11 +73,7 @@ public:
     // Usage reported in message_start and message_delta of every answer from now on.
     void setUsage(int inputTokens, int outputTokens, int cacheRead = 0, int cacheCreation = 0);
 
-    // --- Recorded POST /v1/messages requests ---
-    QList<QJsonObject> requests() const; // parsed bodies, in order
-    int requestCount() const { return int(m_requests.size()); }
-    QJsonObject request(int i) const { return m_requests.value(i).json; }
-    Request rawRequest(int i) const { return m_requests.value(i); } // with method, target, headers
+    // --- Recorded POST /v1/messages requests (count_tokens, GET ... are otherRequests()) ---
     // All system text blocks joined with "\n" (the appended system prompt lands here).
     QString systemPromptOf(int i) const;
     // The newest user message's text blocks joined with "\n". The CLI puts <system-reminder>
@@ -99,24 +84,11 @@ public:
     bool hasToolResult(int i, const QString &toolUseId = {}) const;
     // The text of that tool_result (string content or text blocks joined), empty if none.
     QString toolResultTextOf(int i, const QString &toolUseId = {}) const;
-    // Requests answered with the fallback text because the queue was empty.
-    int unscriptedRequests() const { return m_unscripted; }
-    // Responses whose client closed the connection before the answer was complete.
-    int abandonedResponses() const { return m_abandoned; }
-
-    // Anything else (count_tokens, GET ...) got a harmless JSON answer and is recorded here.
-    QList<Request> otherRequests() const { return m_others; }
-
-    static QString fallbackText() { return QStringLiteral("(mock: no scripted turn)"); }
-
-Q_SIGNALS:
-    // A POST /v1/messages was recorded at `index` (before it is answered).
-    void requestReceived(int index);
-    // The answer to request `index` was completely written.
-    void responseFinished(int index);
-    void otherRequestReceived(int index);
 
 private:
+    void answer(Connection *conn, int index) override;
+    QJsonObject otherAnswer(const QByteArray &path) const override;
+
     // A turn as scripted.
     struct Turn {
         enum Kind { Text, ToolUse, Error, Hang };
@@ -133,21 +105,10 @@ private:
         Retry retry = Retry::CliDecides;
     };
 
-    class Connection;
-    friend class Connection;
-
-    void onNewConnection();
-    // Records one complete request and answers it through `conn`.
-    void handle(Connection *conn, Request req);
     QList<QByteArray> sseEvents(const Turn &turn, const QString &id, const QString &model) const;
     QJsonObject usage(int outputTokens) const;
 
-    QTcpServer m_server;
     QList<Turn> m_queue;
-    QList<Request> m_requests;
-    QList<Request> m_others;
-    int m_unscripted = 0;
-    int m_abandoned = 0;
     int m_messageSeq = 0;
     int m_toolSeq = 0;
     int m_inputTokens = 12;

@@ -1,7 +1,8 @@
 #pragma once
-// The HTTP/1.1 request framing both model API mocks (MockAnthropic, MockOpenAI) need: one request
-// taken off the front of a connection's buffer, Content-Length or chunked body. Lenient on
-// purpose: the clients are the real CLIs, and the mocks test them, not HTTP parsers.
+// The HTTP/1.1 request framing the loopback mocks (MockHttpServer, WebhookReceiver) need: one
+// request taken off the front of a connection's buffer, Content-Length or chunked body. Lenient
+// on purpose: the clients are the real CLIs and the service, and the mocks test them, not HTTP
+// parsers.
 
 #include <QByteArray>
 #include <QHash>

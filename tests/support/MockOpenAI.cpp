@@ -1,33 +1,18 @@
 #include "support/MockOpenAI.h"
-#include "support/MockHttp.h"
 
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QPointer>
-#include <QTcpSocket>
-#include <QTimer>
 
 namespace flotilla::test {
 
 namespace {
 
-QByteArray compact(const QJsonObject &o) {
-    return QJsonDocument(o).toJson(QJsonDocument::Compact);
-}
-
-// A JSON object from (key, value) pairs with plain ASCII keys.
-QJsonObject obj(std::initializer_list<std::pair<const char *, QJsonValue>> fields) {
-    QJsonObject o;
-    for (const auto &f : fields)
-        o.insert(QLatin1String(f.first), f.second);
-    return o;
-}
-
-QJsonValue lit(const char *s) {
-    return QJsonValue(QLatin1String(s));
-}
+using mockjson::compact;
+using mockjson::lit;
+using mockjson::obj;
+using mockjson::splitText;
 
 QString str(const QJsonObject &o, const char *key) {
     return o.value(QLatin1String(key)).toString();
@@ -37,26 +22,6 @@ QString str(const QJsonObject &o, const char *key) {
 QByteArray sse(const char *event, QJsonObject data) {
     data.insert(QStringLiteral("type"), QLatin1String(event));
     return QByteArray("event: ") + event + "\ndata: " + compact(data) + "\n\n";
-}
-
-QByteArray statusText(int status) {
-    return status == 200 ? "OK" : "Mock Error"; // clients ignore it
-}
-
-// `text` in `n` non-empty pieces of about equal length, never splitting a surrogate pair.
-QStringList splitText(const QString &text, int n) {
-    n = qBound(1, n, qMax(1, int(text.size())));
-    QStringList out;
-    int from = 0;
-    for (int i = 1; i <= n; ++i) {
-        int to = i == n ? int(text.size()) : int(qint64(text.size()) * i / n);
-        if (to > from && to < text.size() && text.at(to - 1).isHighSurrogate())
-            ++to;
-        if (to > from || (i == n && out.isEmpty()))
-            out << text.mid(from, to - from);
-        from = qMax(from, to);
-    }
-    return out;
 }
 
 // The input_text / output_text parts of a message item joined with "\n".
@@ -86,128 +51,11 @@ QJsonObject findFunctionCallOutput(const QJsonObject &body, const QString &callI
 
 } // namespace
 
-// One client connection: reads HTTP/1.1 requests one after the other (keep-alive) and writes the
-// answers the mock plans, progressively when they are paced.
-class MockOpenAI::Connection : public QObject {
-public:
-    Connection(MockOpenAI *mock, QTcpSocket *socket)
-        : QObject(mock)
-        , m_mock(mock)
-        , m_socket(socket) {
-        socket->setParent(this);
-        m_timer.setSingleShot(true);
-        QObject::connect(&m_timer, &QTimer::timeout, this, [this] { writeNextGroup(); });
-        QObject::connect(socket, &QTcpSocket::readyRead, this, [this] { readRequests(); });
-        QObject::connect(socket, &QTcpSocket::disconnected, this, [this] {
-            if (m_busy)
-                ++m_mock->m_abandoned;
-            m_busy = false;
-            m_timer.stop();
-            deleteLater();
-        });
-    }
-
-    void respond(int status, const QByteArray &body) {
-        m_socket->write("HTTP/1.1 " + QByteArray::number(status) + ' ' + statusText(status) +
-                        "\r\nContent-Type: application/json\r\nContent-Length: " +
-                        QByteArray::number(body.size()) + "\r\nx-request-id: req_mock\r\n" +
-                        connectionHeader() + "\r\n" + body);
-        finish();
-    }
-
-    // An SSE answer in chunked encoding; groups after the first follow `delayMs` apart.
-    void stream(const QList<QByteArray> &groups, int delayMs, int index) {
-        m_busy = true;
-        m_index = index;
-        m_groups = groups;
-        m_delayMs = delayMs;
-        m_socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                        "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"
-                        "x-request-id: req_mock\r\n" +
-                        connectionHeader() + "\r\n");
-        writeNextGroup();
-    }
-
-    // Never answers; the connection is counted as abandoned when the client drops it.
-    void hang() { m_busy = true; }
-
-private:
-    QByteArray connectionHeader() const {
-        return m_closeAfter ? QByteArrayLiteral("Connection: close\r\n")
-                            : QByteArrayLiteral("Connection: keep-alive\r\n");
-    }
-
-    void writeNextGroup() {
-        if (!m_busy)
-            return;
-        do {
-            const QByteArray data = m_groups.takeFirst();
-            m_socket->write(QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n");
-        } while (m_delayMs <= 0 && !m_groups.isEmpty());
-        m_socket->flush();
-        if (!m_groups.isEmpty()) {
-            m_timer.start(m_delayMs);
-            return;
-        }
-        m_socket->write("0\r\n\r\n");
-        m_socket->flush();
-        const int index = m_index;
-        QPointer<MockOpenAI> mock = m_mock;
-        finish();
-        if (mock)
-            Q_EMIT mock->responseFinished(index);
-    }
-
-    void finish() {
-        m_busy = false;
-        if (m_closeAfter) {
-            m_socket->disconnectFromHost();
-            return;
-        }
-        QTimer::singleShot(0, this, [this] { readRequests(); }); // a pipelined next request
-    }
-
-    void readRequests() {
-        m_buffer += m_socket->readAll();
-        while (!m_busy && !m_closeAfter) {
-            MockHttpRequest http;
-            const HttpTake took = takeHttpRequest(&m_buffer, &http);
-            if (took == HttpTake::TooLarge)
-                m_socket->abort();
-            if (took != HttpTake::Taken)
-                return;
-            m_closeAfter = http.closeAfter();
-            Request req;
-            req.method = http.method;
-            req.target = http.target;
-            req.headers = http.headers;
-            req.body = http.body;
-            req.json = QJsonDocument::fromJson(req.body).object();
-            m_mock->handle(this, std::move(req));
-        }
-    }
-
-    MockOpenAI *m_mock;
-    QTcpSocket *m_socket;
-    QByteArray m_buffer;
-    QTimer m_timer;
-    QList<QByteArray> m_groups;
-    int m_delayMs = 0;
-    int m_index = -1;
-    bool m_busy = false;
-    bool m_closeAfter = false;
-};
-
 MockOpenAI::MockOpenAI(QObject *parent)
-    : QObject(parent) {
-    connect(&m_server, &QTcpServer::newConnection, this, &MockOpenAI::onNewConnection);
+    : MockHttpServer({"/v1/responses", "x-request-id", Pacing::Gap, {}}, parent) {
 }
 
 MockOpenAI::~MockOpenAI() = default;
-
-bool MockOpenAI::start() {
-    return m_server.listen(QHostAddress::LocalHost, 0);
-}
 
 QUrl MockOpenAI::baseUrl() const {
     return QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(port()));
@@ -305,13 +153,6 @@ void MockOpenAI::setUsage(int inputTokens, int outputTokens, int cachedTokens) {
     m_cachedTokens = cachedTokens;
 }
 
-QList<QJsonObject> MockOpenAI::requests() const {
-    QList<QJsonObject> out;
-    for (const Request &r : m_requests)
-        out << r.json;
-    return out;
-}
-
 QString MockOpenAI::lastUserTextOf(int i) const {
     const QJsonArray input = request(i).value(QLatin1String("input")).toArray();
     for (auto it = input.end(); it != input.begin();) {
@@ -346,42 +187,14 @@ QString MockOpenAI::functionCallOutputOf(int i, const QString &callId) const {
     return output.isString() ? output.toString() : messageText(obj({{"content", output}}));
 }
 
-void MockOpenAI::onNewConnection() {
-    while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-        socket->setSocketOption(QAbstractSocket::LowDelayOption, 1); // small paced SSE writes
-        new Connection(this, socket);
-    }
+QJsonObject MockOpenAI::otherAnswer(const QByteArray &path) const {
+    return path.endsWith("/models") ? obj({{"object", lit("list")}, {"data", QJsonArray()}})
+                                    : QJsonObject();
 }
 
-void MockOpenAI::handle(Connection *conn, Request req) {
-    const qsizetype query = req.target.indexOf('?');
-    const QByteArray path = query < 0 ? req.target : req.target.left(query);
-    if (req.method != "POST" || path != "/v1/responses") {
-        const QJsonObject answer = path.endsWith("/models")
-                                       ? obj({{"object", lit("list")}, {"data", QJsonArray()}})
-                                       : QJsonObject();
-        m_others << std::move(req);
-        Q_EMIT otherRequestReceived(int(m_others.size()) - 1);
-        conn->respond(200, compact(answer));
-        return;
-    }
-
-    const QString model = str(req.json, "model");
-    m_requests << std::move(req);
-    const int index = int(m_requests.size()) - 1;
-    QPointer<Connection> guard = conn;
-    Q_EMIT requestReceived(index); // a slot may still script this very turn
-    if (!guard)
-        return;
-
-    Turn turn;
-    if (!m_queue.isEmpty()) {
-        turn = m_queue.takeFirst();
-    } else {
-        ++m_unscripted;
-        turn.text = fallbackText();
-        turn.deltas = 1;
-    }
+void MockOpenAI::answer(Connection *conn, int index) {
+    const QString model = str(request(index), "model");
+    const Turn turn = nextTurn(m_queue);
     if (turn.kind == Turn::Hang) {
         conn->hang();
         return;
@@ -390,10 +203,11 @@ void MockOpenAI::handle(Connection *conn, Request req) {
         const QJsonValue type = turn.status >= 500   ? lit("server_error")
                                 : turn.status == 429 ? lit("rate_limit_exceeded")
                                                      : lit("invalid_request_error");
-        conn->respond(turn.status, compact(obj({{"error", obj({{"message", turn.text},
-                                                               {"type", type},
-                                                               {"param", QJsonValue()},
-                                                               {"code", QJsonValue()}})}})));
+        conn->respond(turn.status, "application/json",
+                      compact(obj({{"error", obj({{"message", turn.text},
+                                                  {"type", type},
+                                                  {"param", QJsonValue()},
+                                                  {"code", QJsonValue()}})}})));
         Q_EMIT responseFinished(index);
         return;
     }

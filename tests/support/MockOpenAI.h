@@ -50,38 +50,26 @@
 //    status: 429 Too Many Requests, request id: <x-request-id>"
 //    (codexErrorInfo.responseTooManyFailedAttempts.httpStatusCode 429).
 
+#include "support/MockHttpServer.h"
+
 #include <QByteArray>
-#include <QHash>
 #include <QJsonObject>
 #include <QList>
-#include <QObject>
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
-#include <QTcpServer>
 #include <QUrl>
 
 namespace flotilla::test {
 
-class MockOpenAI : public QObject {
+// The HTTP side (start(), port(), the request log and its signals) is MockHttpServer's.
+class MockOpenAI final : public MockHttpServer {
     Q_OBJECT
 
 public:
-    // One request the mock received, as it came.
-    struct Request {
-        QByteArray method;
-        QByteArray target;                     // path and query, e.g. "/v1/responses"
-        QHash<QByteArray, QByteArray> headers; // lower-cased names
-        QByteArray body;
-        QJsonObject json; // body parsed, empty when it is not a JSON object
-    };
-
     explicit MockOpenAI(QObject *parent = nullptr);
     ~MockOpenAI() override;
 
-    // Listens on 127.0.0.1, port chosen by the system.
-    bool start();
-    quint16 port() const { return m_server.serverPort(); }
     QUrl baseUrl() const; // http://127.0.0.1:<port>/v1, the provider's base_url
 
     // The pinned CLI (FLOTILLA_TEST_CODEX_BIN).
@@ -121,11 +109,7 @@ public:
     // Usage reported in response.completed of every answer from now on; total = input + output.
     void setUsage(int inputTokens, int outputTokens, int cachedTokens = 0);
 
-    // --- Recorded POST /v1/responses requests ---
-    QList<QJsonObject> requests() const; // parsed bodies, in order
-    int requestCount() const { return int(m_requests.size()); }
-    QJsonObject request(int i) const { return m_requests.value(i).json; }
-    Request rawRequest(int i) const { return m_requests.value(i); }
+    // --- Recorded POST /v1/responses requests (GET /v1/models ... are otherRequests()) ---
     // The newest role "user" message's input_text parts joined with "\n".
     QString lastUserTextOf(int i) const;
     // The top-level `instructions` (never sent by 0.169.0) then the text of every role
@@ -134,24 +118,11 @@ public:
     bool hasFunctionCallOutput(int i, const QString &callId) const;
     // The `output` of that function_call_output item, empty if none.
     QString functionCallOutputOf(int i, const QString &callId) const;
-    // Requests answered with the fallback text because the queue was empty.
-    int unscriptedRequests() const { return m_unscripted; }
-    // Responses whose client closed the connection before the answer was complete.
-    int abandonedResponses() const { return m_abandoned; }
-
-    // Anything else (GET /v1/models ...) got a harmless JSON answer and is recorded here.
-    QList<Request> otherRequests() const { return m_others; }
-
-    static QString fallbackText() { return QStringLiteral("(mock: no scripted turn)"); }
-
-Q_SIGNALS:
-    // A POST /v1/responses was recorded at `index` (before it is answered).
-    void requestReceived(int index);
-    // The answer to request `index` was completely written.
-    void responseFinished(int index);
-    void otherRequestReceived(int index);
 
 private:
+    void answer(Connection *conn, int index) override;
+    QJsonObject otherAnswer(const QByteArray &path) const override;
+
     struct Turn {
         enum Kind { Text, FunctionCall, CustomToolCall, Error, Hang };
         Kind kind = Text;
@@ -165,20 +136,10 @@ private:
         int status = 200;
     };
 
-    class Connection;
-    friend class Connection;
-
-    void onNewConnection();
-    void handle(Connection *conn, Request req);
     QList<QByteArray> sseEvents(const Turn &turn, int index, const QString &model) const;
     QJsonObject usage() const;
 
-    QTcpServer m_server;
     QList<Turn> m_queue;
-    QList<Request> m_requests;
-    QList<Request> m_others;
-    int m_unscripted = 0;
-    int m_abandoned = 0;
     int m_callSeq = 0;
     int m_inputTokens = 12;
     int m_outputTokens = 6;

@@ -49,6 +49,7 @@ class OneShotProvider final : public Provider {
 public:
     QString name() const override { return QStringLiteral("codex"); }
     QString displayName() const override { return QStringLiteral("One-shot CLI"); }
+    QString defaultModel() const override { return QStringLiteral("gpt-5.5"); } // Codex's
     QString program() const override { return QStringLiteral("one-shot"); }
     QString unavailableReason() const override { return {}; }
     AgentLaunch launch(const LaunchRequest &r) const override {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A real headless Chromium, driven with Selenium, for tst_web_browser (issue 15).
+"""A real headless Chromium, driven with Selenium, for tst_web_browser.
 
 The test (C++) owns the service, the mock model and the assertions; this script only drives the
 browser. It reads one JSON command per line on stdin and answers each with one JSON line on

@@ -1,5 +1,5 @@
 #pragma once
-// The inbox (issue 12): one list of what needs the user, across every agent of every connected
+// The inbox: one list of what needs the user, across every agent of every connected
 // service. Three kinds, newest first:
 //  - a pending permission request (until it is resolved, whoever answers it);
 //  - an agent that failed (status `error`), until it leaves that status;

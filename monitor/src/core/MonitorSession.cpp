@@ -199,33 +199,25 @@ void MonitorSession::sendMessage(const QString &agentId, const QString &text, Do
 void MonitorSession::loadSystemPrompt(Done done) {
     call(tr("load system prompt"), QByteArrayLiteral("GET"),
          QStringLiteral("/api/agents/system-settings/prompt"), {},
-         [this, done = std::move(done)](const RestReply &r) {
-             if (r.ok()) {
-                 const QString prompt = r.body.object().value(k::Prompt).toString();
-                 if (prompt != m_systemPrompt) {
-                     m_systemPrompt = prompt;
-                     Q_EMIT systemPromptChanged(prompt);
-                 }
-             }
-             if (done)
-                 done(r);
-         });
+         [this, done = std::move(done)](const RestReply &r) { takeSystemPrompt(r, done); });
 }
 
 void MonitorSession::setSystemPrompt(const QString &prompt, Done done) {
     call(tr("set system prompt"), QByteArrayLiteral("POST"),
          QStringLiteral("/api/agents/system-settings/prompt"), {{k::Prompt, prompt}},
-         [this, done = std::move(done)](const RestReply &r) {
-             if (r.ok()) {
-                 const QString saved = r.body.object().value(k::Prompt).toString();
-                 if (saved != m_systemPrompt) {
-                     m_systemPrompt = saved;
-                     Q_EMIT systemPromptChanged(saved);
-                 }
-             }
-             if (done)
-                 done(r);
-         });
+         [this, done = std::move(done)](const RestReply &r) { takeSystemPrompt(r, done); });
+}
+
+void MonitorSession::takeSystemPrompt(const RestReply &r, const Done &done) {
+    if (r.ok()) {
+        const QString prompt = r.body.object().value(k::Prompt).toString();
+        if (prompt != m_systemPrompt) {
+            m_systemPrompt = prompt;
+            Q_EMIT systemPromptChanged(prompt);
+        }
+    }
+    if (done)
+        done(r);
 }
 
 // DELETE /api/exec/tasks/:taskId -> 204 | 404

@@ -77,7 +77,7 @@ public:
     // How long a completed exec task stays in tasks() (default 60 s; tests shorten it).
     void setCompletedTaskLingerMs(int ms) { m_taskLingerMs = ms; }
     static constexpr int kHistoryPageSize = 50;
-    // An agent's git worktree (issue 14; SessionWorktrees.cpp). The diff and the merge answer
+    // An agent's git worktree (SessionWorktrees.cpp). The diff and the merge answer
     // are the caller's to show (a merge conflict is an answer with its paths, not an error to
     // report twice); a refused review also goes to actionFailed.
     void fetchDiff(const QString &agentId, Done done);
@@ -134,6 +134,8 @@ private:
     void resetHistory(const QString &agentId);
     void finishHistoryPage(const QString &agentId, quint64 generation, const client::RestReply &r,
                            qint64 offset);
+    // The prompt a GET or POST of the system prompt answered with becomes the session's.
+    void takeSystemPrompt(const client::RestReply &r, const Done &done);
     // Runs a REST call; a refusal also goes to actionFailed(what, error).
     void call(const QString &what, const QByteArray &verb, const QString &path,
               const QJsonObject &body, Done done);

@@ -1,5 +1,5 @@
 // MonitorSession's side of the event channel: one handler per server message type, found in a
-// table keyed by type (STYLE.md #12).
+// table keyed by type, not an if-chain (docs/style.md, Signals and slots).
 
 #include "core/MonitorLog.h"
 #include "core/MonitorSession.h"

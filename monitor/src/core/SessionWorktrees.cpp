@@ -1,4 +1,4 @@
-// MonitorSession: an agent's git worktree (issue 14): its diff, a review, a merge, and the event
+// MonitorSession: an agent's git worktree: its diff, a review, a merge, and the event
 // that says the diff changed.
 
 #include "core/MonitorLog.h"

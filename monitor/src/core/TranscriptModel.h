@@ -1,9 +1,9 @@
 #pragma once
-// One agent's conversation as a chat transcript (issue 12): user messages, assistant replies
-// (markdown source, one entry per reply however many deltas it arrived in), tool calls with their
-// result, errors and stops. Provider-neutral: built from the service's `output` chunks, the
-// agent's turn starts (currentTask) and history pages, never from a CLI's own format. Bounded by
-// entries and by bytes (oldest dropped first); older entries come back through history paging.
+// One agent's conversation as a chat transcript: user messages, assistant replies (markdown source,
+// one entry per reply however many deltas it arrived in), tool calls with their result, errors and
+// stops. Provider-neutral: built from the service's `output` chunks, the agent's turn starts
+// (currentTask) and history pages, never from a CLI's own format. Bounded by entries and by bytes
+// (oldest dropped first); older entries come back through history paging.
 
 #include <QAbstractListModel>
 #include <QJsonObject>

@@ -1,6 +1,6 @@
 #pragma once
-// How an agent's usage, budget and process state read in the monitor (issue 16): a compact cell
-// for the agents table and the longer line of the agent's header. Widgets-free (unit-tested).
+// How an agent's usage, budget and process state read in the monitor: a compact cell for the
+// agents table and the longer line of the agent's header. Widgets-free (unit-tested).
 
 #include <QJsonObject>
 #include <QString>

@@ -44,7 +44,7 @@ public:
     MessageComposer *composer() const { return m_composer; }
     HistorySearchPanel *searchPanel() const { return m_search; }
     ChangesPanel *changesPanel() const { return m_changes; }
-    void showChanges(); // the Changes tab (issue 14)
+    void showChanges(); // the Changes tab (an agent with a git worktree)
 
 private:
     void updateHeader();

@@ -1,6 +1,6 @@
 #pragma once
-// The Changes tab of an agent with a git worktree (issue 14): what it changed against its base
-// (file list, coloured diff), line comments sent as a review (the agent's next message), and a
+// The Changes tab of an agent with a git worktree: what it changed against its base (file list,
+// coloured diff), line comments sent as a review (the agent's next message), and a
 // merge with the strategy chosen, reporting conflicts inline. Follows worktree_diff_changed, so
 // it never polls; fetches only while shown (Refresh: Alt+R; F5 stays the window's Reconnect).
 

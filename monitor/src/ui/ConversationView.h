@@ -1,13 +1,12 @@
 #pragma once
 // The conversation of the selected agent as a chat transcript: a read-only QTextBrowser whose
-// document follows a TranscriptModel incrementally. Finished entries are inserted once; the
-// reply being streamed is re-rendered in place at most once a frame (its deltas coalesced), and
-// only from its last complete paragraph on, so a long reply costs no more per frame than a short
-// one (issue 21); a tool row's header
-// toggles its details. Only a window of the newest entries is in the document (older ones are
-// rendered when scrolled to the top, then history is asked for), so a long session costs a
-// bounded document. The view follows the tail while the user is at the bottom and keeps what
-// they read in place otherwise. Links open outside only for http(s); nothing else runs.
+// document follows a TranscriptModel incrementally. Finished entries are inserted once; the reply
+// being streamed is re-rendered in place at most once a frame (its deltas coalesced), and only from
+// its last complete paragraph on, so a long reply costs no more per frame than a short one; a tool
+// row's header toggles its details. Only a window of the newest entries is in the document (older
+// ones are rendered when scrolled to the top, then history is asked for), so a long session costs a
+// bounded document. The view follows the tail while the user is at the bottom and keeps what they
+// read in place otherwise. Links open outside only for http(s); nothing else runs.
 
 #include <QHash>
 #include <QTextBrowser>

@@ -1,6 +1,6 @@
 #pragma once
-// The services a window shows beside its first one (issue 12: one window watches a workstation
-// and a remote build box). Each has its own MonitorSession (own WebSocket, own ssh tunnel for an
+// The services a window shows beside its first one (one window watches a workstation and a
+// remote build box, say). Each has its own MonitorSession (own WebSocket, own ssh tunnel for an
 // ssh:// URL), its agents in the shared table (Service column), its own agent pane, its items
 // in the inbox, its permission requests in the tray and its connection state in the status bar.
 // The list (URLs and names) is kept in QSettings and reopened at start; tokens come from the

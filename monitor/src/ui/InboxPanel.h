@@ -1,6 +1,6 @@
 #pragma once
-// The inbox (issue 12) as a dock: what needs the user across agents and services (InboxModel),
-// keyboard first. Up/Down (or J/K) moves, G grants, D denies, A grants and remembers for this
+// The inbox as a dock: what needs the user across agents and services (InboxModel), keyboard
+// first. Up/Down (or J/K) moves, G grants, D denies, A grants and remembers for this
 // agent, P for the project; Enter opens a request's dialog, or shows a failed or finished agent.
 // Buttons do the same for the mouse. Items wrap to two lines; below them the selected request
 // reads as what it will change (RequestPreview: a Write's content, an Edit's diff, a command).

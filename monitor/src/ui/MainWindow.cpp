@@ -41,8 +41,7 @@ const QString kHeader = QStringLiteral("window/agentsHeader");
 // The agent selected when the window closed (ids are unique across services).
 const QString kSelectedAgent = QStringLiteral("window/selectedAgent");
 // Bump when docks change, so an old state is not applied. 3: the docks moved to one column on the
-// right and the agents above the conversation (issue 21); a layout the user changes after that is
-// kept.
+// right and the agents above the conversation; a layout the user changes after that is kept.
 constexpr int kLayoutVersion = 3;
 } // namespace
 
@@ -71,7 +70,7 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
     m_panes->addWidget(m_pane);
     m_split->addWidget(m_panes);
     // The agents above, the conversation below: the table gets the width its columns need and
-    // the conversation most of the window (issue 21).
+    // the conversation most of the window.
     m_split->setStretchFactor(0, 1);
     m_split->setStretchFactor(1, 3);
     m_split->setChildrenCollapsible(false);

@@ -1,5 +1,7 @@
 #include "ui/NewAgentDialog.h"
 
+#include "protocol/WireNames.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -16,6 +18,8 @@
 #include <QVBoxLayout>
 
 namespace flotilla::monitor::ui {
+
+namespace provider = ::flotilla::wire::provider;
 
 namespace {
 const QString kLastCwd = QStringLiteral("newAgent/lastCwd");
@@ -49,14 +53,14 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     m_class->addItems({QStringLiteral("builder"), QStringLiteral("reviewer"),
                        QStringLiteral("researcher"), QStringLiteral("boss")});
     m_provider->setObjectName(QStringLiteral("agentProvider"));
-    m_provider->addItem(tr("Claude Code"), QStringLiteral("claude"));
-    m_provider->addItem(tr("Codex"), QStringLiteral("codex"));
+    m_provider->addItem(tr("Claude Code"), QString(provider::Claude));
+    m_provider->addItem(tr("Codex"), QString(provider::Codex));
     m_model->setEditable(true);
     m_model->setObjectName(QStringLiteral("agentModel"));
     // Each provider's own model names; the field stays editable for any other.
     auto fillModels = [this] {
         m_model->clear();
-        if (m_provider->currentData().toString() == QLatin1String("codex"))
+        if (m_provider->currentData().toString() == provider::Codex)
             m_model->addItems({QStringLiteral("gpt-5.5"), QStringLiteral("gpt-6.1-sol")});
         else
             m_model->addItems(

@@ -1,7 +1,7 @@
 #pragma once
 // The dialog of a permission request, when the user asks for it (Enter or a double-click on the
 // request in the inbox): never on its own, so connecting while requests wait, or a request
-// arriving, opens no window over the main one (issue 21). The inbox stays the one place where
+// arriving, opens no window over the main one. The inbox stays the one place where
 // requests are listed and answered; a dialog answers through it (so through the request's own
 // service), and closes when its request leaves the inbox (answered elsewhere, timed out, the
 // agent stopped).

@@ -1,5 +1,5 @@
 #pragma once
-// A permission request as a person reads it before answering (issue 21): for Write, Edit,
+// A permission request as a person reads it before answering: for Write, Edit,
 // MultiEdit, NotebookEdit and Codex's fileChange the change as a coloured diff (a new file: its
 // content as added lines), for a command the command, for other tools the input pretty-printed.
 // Rich text for a QTextBrowser; everything the agent wrote is escaped, nothing becomes a link.

@@ -1,0 +1,98 @@
+#pragma once
+// What the service asks of an agent CLI's provider (Claude Code, Codex): which binary, how to
+// start it, the process object that speaks its protocol, the model an agent gets by default,
+// where the CLI keeps its sessions and how they read, and what its tools do. Each provider lives
+// in a folder of its own under agents/; the composition root registers it and everything else
+// finds it by the agent's `provider` field (ProviderRegistry), so adding one touches neither the
+// runtime, the history, the permission rules nor agent validation.
+
+#include "agents/AgentProcess.h"
+#include "agents/ToolKinds.h"
+#include "domain/ProviderCatalog.h"
+#include "history/SessionSource.h"
+
+#include <QHash>
+#include <QProcessEnvironment>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace flotilla {
+
+// What the runtime decided for one process; the provider adds how its CLI is started.
+struct LaunchRequest {
+    QString cwd;
+    QString resumeId; // the agent's stored session, empty for a new one
+    QString model;
+    QString systemPrompt; // the global prompt, appended to the CLI's own
+    // permissionMode "ask": a CLI that asks through its own protocol (Codex) is told to ask;
+    // Claude asks through its hooks whatever this says (the service answers them).
+    bool askPermission = true;
+    // The service's environment for agents, with FLOTILLA_URL, FLOTILLA_AGENT_ID and this
+    // process's own FLOTILLA_TOKEN.
+    QProcessEnvironment environment;
+};
+
+class Provider {
+    Q_DISABLE_COPY_MOVE(Provider)
+public:
+    Provider() = default;
+    virtual ~Provider() = default;
+
+    // The wire value of Agent::provider (wire::provider, protocol/WireNames.h).
+    virtual QString name() const = 0;
+    // How messages to the user call the CLI ("Claude Code crashed ...").
+    virtual QString displayName() const = 0;
+    // The model of an agent created without one (POST /api/agents, docs/api.md).
+    virtual QString defaultModel() const = 0;
+    virtual QString program() const = 0;
+    // Empty when program() can run; otherwise why not, for the user (cli_unavailable).
+    virtual QString unavailableReason() const = 0;
+    virtual AgentLaunch launch(const LaunchRequest &request) const = 0;
+    // A new process object, not started yet, owned by `parent`.
+    virtual AgentProcess *createProcess(QObject *parent) const = 0;
+    // Whether the CLI still has `sessionId` of an agent working in `cwd`: resuming one that is
+    // gone fails the turn, so the runtime starts a new session instead.
+    virtual bool canResume(const QString &cwd, const QString &sessionId) const = 0;
+    // Where the CLI keeps an agent's sessions and how their lines read, for the history routes
+    // (history/SessionSource.h). Empty (the default): a CLI whose history the service cannot
+    // read; its agents' history is empty.
+    virtual history::SessionFinder sessionFinder() const { return {}; }
+    // The kinds of the CLI's tools that permission rules match by more than their name: which
+    // run commands and which edit files (permissions/ToolKinds.h). Tools left out (the default:
+    // all) are matched by name only. Read once, when the provider is registered.
+    virtual QHash<QString, rules::ToolKind> toolKinds() const { return {}; }
+};
+
+// The providers this flotillad can run, keyed by name. Built once in the composition root; agent
+// validation reads it as the ProviderCatalog and the permission rules as their ToolKinds.
+class ProviderRegistry final : public ProviderCatalog, public rules::ToolKinds {
+    Q_DISABLE_COPY_MOVE(ProviderRegistry)
+public:
+    ProviderRegistry() = default;
+    ~ProviderRegistry() override = default;
+
+    // Registers `provider`. One of the same name is replaced in its place, so the order (and the
+    // default provider) stays.
+    void add(std::unique_ptr<Provider> provider);
+    // nullptr when no provider of that name is registered (the agent cannot run here).
+    const Provider *find(const QString &name) const;
+
+    // ProviderCatalog: the names in registration order; the first registered is the default.
+    QStringList providerNames() const override;
+    QString defaultProvider() const override;
+    QString defaultModel(const QString &provider) const override;
+
+    // rules::ToolKinds: what the providers declare; for a name two of them declare, the one
+    // registered first.
+    rules::ToolKind kindOf(const QString &tool) const override;
+
+private:
+    std::vector<std::unique_ptr<Provider>> m_providers;
+    // Every provider's toolKinds(), merged when one is added: a permission check asks once per
+    // rule, so this is a single lookup.
+    QHash<QString, rules::ToolKind> m_toolKinds;
+};
+
+} // namespace flotilla

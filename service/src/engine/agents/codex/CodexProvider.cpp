@@ -1,0 +1,89 @@
+#include "agents/codex/CodexProvider.h"
+
+#include "agents/codex/CodexProcess.h"
+#include "agents/codex/CodexSessions.h"
+#include "protocol/WireNames.h"
+
+#include <QDirIterator>
+#include <QFileInfo>
+
+namespace flotilla {
+
+CodexProvider::CodexProvider(CodexConfig config)
+    : m_config(std::move(config)) {
+}
+
+QString CodexProvider::name() const {
+    return wire::provider::Codex;
+}
+
+QString CodexProvider::displayName() const {
+    return QStringLiteral("Codex");
+}
+
+// A model of the pinned CLI's own catalog (0.169.0), so the CLI knows its tools (with
+// apply_patch for file edits) instead of warning and falling back to generic metadata.
+QString CodexProvider::defaultModel() const {
+    return QStringLiteral("gpt-5.5");
+}
+
+QString CodexProvider::unavailableReason() const {
+    if (m_config.bin.isEmpty())
+        return QStringLiteral("Codex CLI not found: install it (npm install -g @openai/codex) or "
+                              "start flotillad with --codex-bin or FLOTILLA_CODEX_BIN");
+    if (!QFileInfo(m_config.bin).isExecutable())
+        return QStringLiteral("Codex CLI %1 is not an executable file: install it (npm install "
+                              "-g @openai/codex) or point --codex-bin or FLOTILLA_CODEX_BIN at it")
+            .arg(m_config.bin);
+    return {};
+}
+
+AgentLaunch CodexProvider::launch(const LaunchRequest &request) const {
+    AgentLaunch launch;
+    launch.program = m_config.bin;
+    launch.arguments = {QStringLiteral("app-server")};
+    launch.cwd = request.cwd;
+    launch.environment = request.environment;
+    launch.resumeId = request.resumeId;
+    launch.model = request.model;
+    launch.systemPrompt = request.systemPrompt;
+    // Every command and edit outside Codex's own read-only set asks, through the service's
+    // permission flow, in both modes: "ask" agents' requests reach the user, "auto" agents' are
+    // approved at once by the service, after the checks that apply in any mode (standing deny
+    // rules, the tool-use check of the service's own files), which a policy of "never" would
+    // bypass. Either way commands may write in the working directory only (the sandbox), as the
+    // user's own Codex would by default in a workspace.
+    launch.approvalPolicy = QStringLiteral("untrusted");
+    launch.sandbox = QStringLiteral("workspace-write");
+    return launch;
+}
+
+AgentProcess *CodexProvider::createProcess(QObject *parent) const {
+    return new CodexProcess(parent);
+}
+
+bool CodexProvider::canResume(const QString &cwd, const QString &sessionId) const {
+    Q_UNUSED(cwd) // a thread is found by its id alone
+    if (sessionId.isEmpty() || m_config.home.isEmpty())
+        return true;
+    QDirIterator it(m_config.home + QStringLiteral("/sessions"),
+                    {QStringLiteral("rollout-*-") + sessionId + QStringLiteral(".jsonl")},
+                    QDir::Files, QDirIterator::Subdirectories);
+    return it.hasNext();
+}
+
+history::SessionFinder CodexProvider::sessionFinder() const {
+    return [home = m_config.home](const QString &cwd) { return codex::sessions(home, cwd); };
+}
+
+// Commands arrive wrapped in a shell ("/bin/bash -lc '<script>'"): the matcher unwraps them.
+QHash<QString, rules::ToolKind> CodexProvider::toolKinds() const {
+    using rules::ToolKind;
+    static const QHash<QString, ToolKind> kinds{
+        {QStringLiteral("commandExecution"), ToolKind::Command},
+        {QStringLiteral("fileChange"), ToolKind::FileEdit},
+    };
+    return kinds;
+}
+
+} // namespace flotilla

@@ -1,0 +1,511 @@
+#include "organization/ConfigTransfer.h"
+
+#include "domain/AgentRegistry.h"
+#include "domain/SystemPromptStore.h"
+#include "organization/ActivityLog.h"
+#include "organization/OrgLogging.h"
+#include "organization/SecretTransfer.h"
+#include "permissions/RuleStore.h"
+#include "protocol/OrganizationNames.h"
+#include "protocol/WorktreeNames.h"
+
+#include <QDir>
+#include <QSet>
+
+namespace flotilla {
+
+namespace k = wire::key;
+namespace c = wire::code;
+namespace ok = wire::org::key;
+namespace oc = wire::org::code;
+namespace cat = wire::org::category;
+namespace wk = wire::worktree::key;
+
+namespace {
+
+// Prefixes a validation error with where in the document it is, so the client can find it.
+Error at(const QString &where, Error e) {
+    e.message = where + QStringLiteral(": ") + e.message;
+    return e;
+}
+
+Error wrongType(const QString &where, const QString &what) {
+    return Error::badRequest(c::WrongType, QStringLiteral("%1 must be %2").arg(where, what));
+}
+
+Status rejectUnknownKeys(const QJsonObject &o, const QStringList &allowed, const QString &where) {
+    for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
+        if (!allowed.contains(it.key()))
+            return Error::invalid(c::UnknownField,
+                                  QStringLiteral("%1: unknown field '%2'; allowed: %3")
+                                      .arg(where, it.key(), allowed.join(QStringLiteral(", "))));
+    }
+    return std::nullopt;
+}
+
+QJsonObject pick(const QJsonObject &o, const QStringList &keys) {
+    QJsonObject out;
+    for (const QString &key : keys) {
+        if (o.contains(key))
+            out.insert(key, o.value(key));
+    }
+    return out;
+}
+
+bool isEmptyValue(const QJsonValue &v) {
+    return v.isNull() || (v.isArray() && v.toArray().isEmpty()) ||
+           (v.isObject() && v.toObject().isEmpty());
+}
+
+const QStringList kCreateKeys{QString(k::Name_),    QString(k::Class), QString(k::Cwd),
+                              QString(k::Provider), QString(k::Model), QString(wk::Worktree)};
+const QStringList kLabelKeys{QString(k::TaskLabel), QString(k::TrackingStatus),
+                             QString(k::TrackingStatusDetail)};
+
+} // namespace
+
+ConfigTransfer::ConfigTransfer(AgentRegistry &agents, AreaStore &areas, SystemPromptStore &prompt,
+                               SecretStore &secrets, ActivityLog &activity, RuleStore &rules,
+                               Clock clock)
+    : m_agents(agents)
+    , m_areas(areas)
+    , m_prompt(prompt)
+    , m_secrets(secrets)
+    , m_activity(activity)
+    , m_rules(rules)
+    , m_clock(std::move(clock)) {
+}
+
+const QStringList &ConfigTransfer::allCategories() {
+    // The spec's order (GET /api/config/categories).
+    static const QStringList list{cat::Agents,       cat::Areas,          cat::Buildings,
+                                  cat::Skills,       cat::CustomClasses,  cat::ClassInstructions,
+                                  cat::AgentPrompts, cat::Custom3dModels, cat::CustomClassIcons,
+                                  cat::Hooks,        cat::Permissions,    cat::SystemSettings};
+    return list;
+}
+
+const QStringList &ConfigTransfer::supportedCategories() {
+    static const QStringList list{cat::Agents, cat::Areas, cat::Permissions, cat::SystemSettings};
+    return list;
+}
+
+namespace {
+// The one refusal for category names Flotilla does not know, in export and import alike.
+Error unknownCategories(const QStringList &unknown) {
+    return Error::invalid(
+        oc::UnknownCategory,
+        QStringLiteral("unknown categor%1 '%2'; known: %3")
+            .arg(unknown.size() == 1 ? QStringLiteral("y") : QStringLiteral("ies"),
+                 unknown.join(QStringLiteral("', '")),
+                 ConfigTransfer::allCategories().join(QStringLiteral(", "))));
+}
+} // namespace
+
+Result<QStringList> ConfigTransfer::parseCategories(const QString &csv, bool present) {
+    if (!present)
+        return supportedCategories();
+    QStringList names, unknown;
+    const QStringList parts = csv.split(QLatin1Char(','), Qt::SkipEmptyParts);
+    for (const QString &part : parts) {
+        const QString name = part.trimmed();
+        if (name.isEmpty() || names.contains(name))
+            continue;
+        if (!allCategories().contains(name))
+            unknown.append(name);
+        names.append(name);
+    }
+    if (!unknown.isEmpty())
+        return unknownCategories(unknown);
+    if (names.isEmpty())
+        return Error::invalid(c::InvalidValue,
+                              QStringLiteral("query parameter 'categories' names no category"));
+    return names;
+}
+
+QJsonObject ConfigTransfer::exportDocument(const QStringList &categories,
+                                           bool includeSecrets) const {
+    QJsonObject out;
+    for (const QString &name : categories) {
+        if (name == cat::Agents) {
+            QJsonArray agents;
+            const QList<Agent> all = m_agents.agents();
+            for (const Agent &a : all) {
+                // What a user chose, not what the agent is doing: no status, session, tokens.
+                QJsonObject agent{
+                    {k::Name_, a.name},
+                    {k::Class, a.agentClass},
+                    {k::Cwd, a.cwd},
+                    {k::Provider, a.provider},
+                    {k::Model, a.model},
+                    {k::TaskLabel, a.taskLabel},
+                    {k::TrackingStatus,
+                     a.trackingStatus.isEmpty() ? QJsonValue() : QJsonValue(a.trackingStatus)},
+                    {k::TrackingStatusDetail, a.trackingStatusDetail},
+                    {k::AreaId, a.areaId.isEmpty() ? QJsonValue() : QJsonValue(a.areaId)},
+                };
+                if (a.worktree.isSet()) {
+                    // As it was asked for: the place in the repository, and a worktree to make
+                    // there on import (its branch taken already: -2, never the same one).
+                    agent.insert(k::Cwd,
+                                 QDir::cleanPath(a.worktree.repo + QLatin1Char('/') +
+                                                 QDir(a.worktree.path).relativeFilePath(a.cwd)));
+                    agent.insert(wk::Worktree, QJsonObject{{wk::BaseRef, a.worktree.baseRef},
+                                                           {wk::Branch, a.worktree.branch}});
+                }
+                agents.append(agent);
+            }
+            out.insert(name, agents);
+        } else if (name == cat::Areas) {
+            QJsonArray areas;
+            const QList<Area> all = m_areas.areas();
+            for (const Area &a : all) {
+                areas.append(QJsonObject{
+                    {k::Id, a.id},
+                    {k::Name_, a.name},
+                    {ok::Color, a.color.isEmpty() ? QJsonValue() : QJsonValue(a.color)}});
+            }
+            out.insert(name, areas);
+        } else if (name == cat::SystemSettings) {
+            out.insert(name, QJsonObject{{k::Prompt, m_prompt.prompt()}});
+        } else if (name == cat::Permissions) {
+            out.insert(name, exportRules(m_rules.rules(), m_agents));
+        } else {
+            out.insert(name, QJsonArray()); // a category Flotilla has no data for
+        }
+    }
+    QJsonObject doc{
+        {k::Version, kFormatVersion}, {ok::ExportedAt, m_clock.nowMs()}, {ok::Categories, out}};
+    if (includeSecrets) {
+        doc.insert(ok::Secrets, m_secrets.exportValues());
+        qCInfo(lcOrg).noquote() << "config export includes" << m_secrets.count() << "secret(s)";
+    }
+    return doc;
+}
+
+Result<ImportPlan> ConfigTransfer::validate(const QJsonObject &doc) const {
+    if (Status e = rejectUnknownKeys(doc, {k::Version, ok::ExportedAt, ok::Categories, ok::Secrets},
+                                     QStringLiteral("document")))
+        return *e;
+    for (QLatin1String required : {k::Version, ok::Categories}) {
+        if (!doc.contains(required))
+            return Error::badRequest(c::MissingField,
+                                     QStringLiteral("field '%1' is required").arg(required));
+    }
+    const QJsonValue version = doc.value(k::Version);
+    if (!version.isDouble() || version.toDouble() != double(version.toInteger()))
+        return wrongType(QStringLiteral("field 'version'"), QStringLiteral("an integer"));
+    if (version.toInteger() != kFormatVersion)
+        return Error::invalid(oc::UnsupportedVersion,
+                              QStringLiteral("document version %1 is not supported; this "
+                                             "flotillad reads version %2")
+                                  .arg(version.toInteger())
+                                  .arg(kFormatVersion));
+    if (doc.contains(ok::ExportedAt) && !doc.value(ok::ExportedAt).isDouble())
+        return wrongType(QStringLiteral("field 'exportedAt'"), QStringLiteral("a number"));
+    if (!doc.value(ok::Categories).isObject())
+        return wrongType(QStringLiteral("field 'categories'"), QStringLiteral("an object"));
+
+    const QJsonObject categories = doc.value(ok::Categories).toObject();
+    QStringList unknown;
+    for (auto it = categories.constBegin(); it != categories.constEnd(); ++it) {
+        if (!allCategories().contains(it.key()))
+            unknown.append(it.key());
+    }
+    if (!unknown.isEmpty())
+        return unknownCategories(unknown);
+
+    ImportPlan plan;
+    for (auto it = categories.constBegin(); it != categories.constEnd(); ++it) {
+        if (supportedCategories().contains(it.key()))
+            continue;
+        // Refusing beats dropping: all or nothing means nothing silently lost.
+        if (!isEmptyValue(it.value()))
+            return Error::invalid(oc::UnsupportedCategory,
+                                  QStringLiteral("category '%1' holds data, but Flotilla has no "
+                                                 "%1; remove it or leave it empty")
+                                      .arg(it.key()));
+        plan.skipped.append(it.key());
+    }
+    if (categories.contains(cat::Areas)) {
+        if (Status e = validateAreas(categories.value(cat::Areas), plan))
+            return *e;
+    }
+    if (categories.contains(cat::Agents)) {
+        if (Status e = validateAgents(categories.value(cat::Agents), plan.areaRefs, plan))
+            return *e;
+    }
+    if (categories.contains(cat::SystemSettings)) {
+        if (Status e = validateSettings(categories.value(cat::SystemSettings), plan))
+            return *e;
+    }
+    if (categories.contains(cat::Permissions)) {
+        QStringList names;
+        for (const ImportPlan::AgentEntry &e : std::as_const(plan.agents))
+            names.append(e.draft.name);
+        auto rules = parseRuleImport(categories.value(cat::Permissions), m_agents, names, m_rules,
+                                     &plan.warnings);
+        if (!rules)
+            return rules.error();
+        plan.rules = *rules;
+    }
+    if (doc.contains(ok::Secrets)) {
+        auto secrets = parseSecretImport(doc.value(ok::Secrets), m_secrets);
+        if (!secrets)
+            return secrets.error();
+        plan.secrets = std::move(secrets.value().secrets);
+        for (const QJsonValue &conflict : std::as_const(secrets->conflicts))
+            plan.conflicts.append(conflict);
+    }
+    return plan;
+}
+
+Status ConfigTransfer::validateAreas(const QJsonValue &value, ImportPlan &plan) const {
+    if (!value.isArray())
+        return wrongType(QStringLiteral("categories.areas"), QStringLiteral("an array"));
+    const QJsonArray list = value.toArray();
+    if (m_areas.count() + list.size() > AreaStore::kMaxAreas)
+        return Error::invalid(c::InvalidValue,
+                              QStringLiteral("categories.areas: at most %1 areas may exist, "
+                                             "%2 exist and the document adds %3")
+                                  .arg(AreaStore::kMaxAreas)
+                                  .arg(m_areas.count())
+                                  .arg(list.size()));
+    QSet<QString> names;
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QString where = QStringLiteral("categories.areas[%1]").arg(i);
+        if (!list.at(i).isObject())
+            return wrongType(where, QStringLiteral("an object"));
+        QJsonObject o = list.at(i).toObject();
+        const QJsonValue id = o.take(k::Id);
+        if (!id.isUndefined() && !id.isNull() && (!id.isString() || id.toString().isEmpty()))
+            return wrongType(where + QStringLiteral(".id"), QStringLiteral("a non-empty string"));
+        const QString ref = id.toString();
+        if (!ref.isEmpty() && plan.areaRefs.contains(ref))
+            return Error::invalid(c::InvalidValue,
+                                  QStringLiteral("%1: id '%2' appears twice").arg(where, ref));
+        const auto draft = parseAreaDraft(o);
+        if (!draft)
+            return at(where, draft.error());
+        const QString folded = draft->name.toCaseFolded();
+        if (names.contains(folded))
+            return Error::invalid(
+                c::InvalidValue,
+                QStringLiteral("%1: area name '%2' appears twice").arg(where, draft->name));
+        names.insert(folded);
+        if (!m_areas.nameConflicts({*draft}).isEmpty())
+            plan.conflicts.append(
+                QJsonObject{{ok::Category, QString(cat::Areas)}, {k::Name_, draft->name}});
+        plan.areas.append(*draft);
+        plan.areaRefs.append(ref);
+    }
+    return std::nullopt;
+}
+
+Status ConfigTransfer::validateAgents(const QJsonValue &value, const QStringList &docAreaIds,
+                                      ImportPlan &plan) const {
+    if (!value.isArray())
+        return wrongType(QStringLiteral("categories.agents"), QStringLiteral("an array"));
+    const QJsonArray list = value.toArray();
+    if (list.size() > kMaxImportAgents)
+        return Error::invalid(c::InvalidValue,
+                              QStringLiteral("categories.agents: at most %1 agents per import")
+                                  .arg(kMaxImportAgents));
+    QSet<QString> existing, names;
+    const QList<Agent> all = m_agents.agents();
+    for (const Agent &a : all)
+        existing.insert(a.name.toCaseFolded());
+    const QStringList allowed = kCreateKeys + kLabelKeys + QStringList{QString(k::AreaId)};
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QString where = QStringLiteral("categories.agents[%1]").arg(i);
+        if (!list.at(i).isObject())
+            return wrongType(where, QStringLiteral("an object"));
+        const QJsonObject o = list.at(i).toObject();
+        if (Status e = rejectUnknownKeys(o, allowed, where))
+            return e;
+        ImportPlan::AgentEntry entry;
+        // The same parsers as POST /api/agents and PATCH: an import accepts nothing they refuse.
+        const auto draft = parseAgentDraft(pick(o, kCreateKeys), m_agents.providers());
+        if (!draft)
+            return at(where, draft.error());
+        if (Status e = m_agents.checkDraft(*draft)) // its cwd; a repository, a base that resolves
+            return at(where, *e);
+        const auto labels = parseAgentPatch(pick(o, kLabelKeys));
+        if (!labels)
+            return at(where, labels.error());
+        entry.draft = *draft;
+        entry.labels = *labels;
+        const QJsonValue area = o.value(k::AreaId);
+        if (!area.isUndefined() && !area.isNull() && !area.isString())
+            return wrongType(where + QStringLiteral(".areaId"), QStringLiteral("a string or null"));
+        entry.areaRef = area.toString();
+        if (!entry.areaRef.isEmpty() && !docAreaIds.contains(entry.areaRef) &&
+            !m_areas.find(entry.areaRef)) {
+            // An agents-only export keeps areaId; the area may simply not be part of it.
+            plan.warnings.append(
+                QStringLiteral("agent '%1': area '%2' is neither in the document nor in this "
+                               "service; imported without an area")
+                    .arg(entry.draft.name, entry.areaRef));
+            entry.areaRef.clear();
+        }
+        const QString folded = entry.draft.name.toCaseFolded();
+        if (names.contains(folded))
+            return Error::invalid(
+                c::InvalidValue,
+                QStringLiteral("%1: agent name '%2' appears twice").arg(where, entry.draft.name));
+        names.insert(folded);
+        if (existing.contains(folded))
+            plan.conflicts.append(
+                QJsonObject{{ok::Category, QString(cat::Agents)}, {k::Name_, entry.draft.name}});
+        plan.agents.append(entry);
+    }
+    return std::nullopt;
+}
+
+Status ConfigTransfer::validateSettings(const QJsonValue &value, ImportPlan &plan) const {
+    const QString where = QStringLiteral("categories.system-settings");
+    if (!value.isObject())
+        return wrongType(where, QStringLiteral("an object"));
+    const QJsonObject o = value.toObject();
+    if (Status e = rejectUnknownKeys(o, {k::Prompt}, where))
+        return e;
+    if (!o.contains(k::Prompt))
+        return Error::badRequest(c::MissingField,
+                                 QStringLiteral("%1: field 'prompt' is required").arg(where));
+    if (!o.value(k::Prompt).isString())
+        return wrongType(where + QStringLiteral(".prompt"), QStringLiteral("a string"));
+    const QString prompt = o.value(k::Prompt).toString();
+    if (prompt.size() > SystemPromptStore::kMaxChars)
+        return Error::invalid(c::InvalidValue, QStringLiteral("%1: prompt is longer than %2 "
+                                                              "characters")
+                                                   .arg(where)
+                                                   .arg(SystemPromptStore::kMaxChars));
+    plan.prompt = prompt;
+    return std::nullopt;
+}
+
+// Order matters for all-or-nothing: areas (one transaction), then agents (the registry writes
+// each in its own transaction), then their labels and area in one flush, the secrets file (one
+// atomic write) and the prompt file last, only once every database write has committed. A failure
+// at any step removes what the earlier steps created. What this cannot cover: the service dying
+// mid-way (the agents created so far stay), and clients seeing agent_created then agent_deleted for
+// an undone import. True single-transaction import needs a batch create in AgentRegistry.
+Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
+    QStringList agentIds, areaIds;
+    QHash<QString, QString> areaIdByRef;
+    QJsonArray agentsOut, areasOut;
+    if (!plan.areas.isEmpty()) {
+        const auto created = m_areas.createAll(plan.areas);
+        if (!created)
+            return created.error();
+        for (qsizetype i = 0; i < created->size(); ++i) {
+            const Area &a = created->at(i);
+            areaIds.append(a.id);
+            areasOut.append(QJsonObject{{k::Id, a.id}, {k::Name_, a.name}});
+            if (!plan.areaRefs.at(i).isEmpty())
+                areaIdByRef.insert(plan.areaRefs.at(i), a.id);
+        }
+    }
+    auto fail = [&](const Error &e) -> Error {
+        undo(agentIds, areaIds);
+        qCWarning(lcOrg).noquote() << "config import failed and was undone:" << e.message;
+        return Error::internal(e.code,
+                               QStringLiteral("import failed and was undone: ") + e.message);
+    };
+    for (const ImportPlan::AgentEntry &entry : plan.agents) {
+        const auto created = m_agents.create(entry.draft);
+        if (!created)
+            return fail(created.error());
+        agentIds.append(created->id);
+        agentsOut.append(QJsonObject{{k::Id, created->id}, {k::Name_, created->name}});
+    }
+    for (qsizetype i = 0; i < plan.agents.size(); ++i) {
+        const ImportPlan::AgentEntry &entry = plan.agents.at(i);
+        const QString areaId = areaIdByRef.value(entry.areaRef, entry.areaRef);
+        m_agents.updateRuntime(agentIds.at(i), [&entry, &areaId](Agent &a) {
+            if (entry.labels.taskLabel)
+                a.taskLabel = *entry.labels.taskLabel;
+            if (entry.labels.trackingStatus)
+                a.trackingStatus = *entry.labels.trackingStatus;
+            if (entry.labels.trackingStatusDetail)
+                a.trackingStatusDetail = *entry.labels.trackingStatusDetail;
+            a.areaId = areaId;
+        });
+    }
+    if (Status e = m_agents.flush())
+        return fail(*e);
+    const auto ruleIds = importRules(plan.rules, m_agents, m_rules);
+    if (!ruleIds)
+        return fail(ruleIds.error());
+    const auto removeRules = [this, &ruleIds] { removeImportedRules(*ruleIds, m_rules); };
+    if (!plan.secrets.isEmpty()) {
+        if (Status e = m_secrets.addAll(plan.secrets)) { // one atomic file write
+            removeRules();
+            return fail(*e);
+        }
+    }
+    if (plan.prompt) {
+        if (Status e = m_prompt.setPrompt(*plan.prompt)) {
+            QStringList names;
+            for (const SecretStore::NamedValue &s : plan.secrets)
+                names.append(s.name);
+            if (Status undone = m_secrets.removeAll(names))
+                qCCritical(lcOrg).noquote()
+                    << "undoing import: secrets could not be removed:" << undone->message;
+            removeRules();
+            return fail(*e);
+        }
+    }
+
+    QStringList parts{QStringLiteral("%1 agent(s)").arg(agentIds.size()),
+                      QStringLiteral("%1 area(s)").arg(areaIds.size())};
+    if (!plan.secrets.isEmpty())
+        parts.append(QStringLiteral("%1 secret(s)").arg(plan.secrets.size()));
+    if (plan.prompt)
+        parts.append(QStringLiteral("the system prompt"));
+    if (!plan.rules.isEmpty())
+        parts.append(QStringLiteral("%1 permission rule(s)").arg(plan.rules.size()));
+    m_activity.record(wire::org::activity::ConfigImported,
+                      QStringLiteral("Imported ") + parts.join(QStringLiteral(", ")));
+    qCInfo(lcOrg).noquote() << "config imported:" << parts.join(QStringLiteral(", "));
+    return summary(plan, false, agentsOut, areasOut);
+}
+
+void ConfigTransfer::undo(const QStringList &agentIds, const QStringList &areaIds) {
+    for (const QString &id : agentIds) {
+        // Worktrees and branches made by this import go with it.
+        if (Status e = m_agents.remove(id, WorktreeRemoval{true, true}))
+            qCCritical(lcOrg).noquote()
+                << "undoing import: agent" << id << "could not be removed:" << e->message;
+    }
+    if (Status e = m_areas.removeAll(areaIds))
+        qCCritical(lcOrg).noquote() << "undoing import: areas could not be removed:" << e->message;
+}
+
+QJsonObject ConfigTransfer::summary(const ImportPlan &plan, bool dryRun,
+                                    const QJsonArray &agentsCreated,
+                                    const QJsonArray &areasCreated) {
+    QJsonArray agents = agentsCreated, areas = areasCreated;
+    if (dryRun) {
+        // What would be created; ids are assigned only by a real import.
+        for (const ImportPlan::AgentEntry &e : plan.agents)
+            agents.append(QJsonObject{{k::Id, QJsonValue()}, {k::Name_, e.draft.name}});
+        for (const AreaDraft &a : plan.areas)
+            areas.append(QJsonObject{{k::Id, QJsonValue()}, {k::Name_, a.name}});
+    }
+    return QJsonObject{
+        {k::Success, true},
+        {ok::DryRun, dryRun},
+        {ok::Imported, QJsonObject{{cat::Agents, plan.agents.size()},
+                                   {cat::Areas, plan.areas.size()},
+                                   {cat::SystemSettings, plan.prompt ? 1 : 0},
+                                   {cat::Permissions, plan.rules.size()},
+                                   {ok::Secrets, plan.secrets.size()}}},
+        {ok::Agents, agents},
+        {ok::Areas, areas},
+        {ok::Skipped, QJsonArray::fromStringList(plan.skipped)},
+        {k::Warnings, QJsonArray::fromStringList(plan.warnings)},
+    };
+}
+
+} // namespace flotilla

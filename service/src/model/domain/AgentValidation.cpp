@@ -1,0 +1,272 @@
+#include "domain/AgentValidation.h"
+
+#include "domain/BudgetValidation.h"
+#include "domain/DisplayText.h"
+#include "protocol/PermissionNames.h"
+#include "protocol/UsageNames.h"
+#include "protocol/WireNames.h"
+#include "protocol/WorktreeNames.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QStringList>
+
+namespace flotilla {
+
+namespace k = wire::key;
+namespace c = wire::code;
+namespace perm = wire::permission;
+namespace wk = wire::worktree::key;
+namespace uk = wire::usage::key;
+
+namespace {
+
+Error unknownProvider(const QString &provider, const ProviderCatalog &providers) {
+    return Error::invalid(
+        c::InvalidValue,
+        QStringLiteral("field 'provider' must be one of %1, got '%2'")
+            .arg(providers.providerNames().join(QStringLiteral(", ")), provider.left(60)));
+}
+
+const QStringList &trackingStatuses() {
+    static const QStringList list{QStringLiteral("thinking"),
+                                  QStringLiteral("working"),
+                                  QStringLiteral("waiting-subordinates"),
+                                  QStringLiteral("need-review"),
+                                  QStringLiteral("blocked"),
+                                  QStringLiteral("can-clear-context")};
+    return list;
+}
+
+Status rejectUnknownFields(const QJsonObject &body, const QStringList &allowed) {
+    QStringList unknown;
+    for (auto it = body.constBegin(); it != body.constEnd(); ++it) {
+        if (!allowed.contains(it.key()))
+            unknown.append(it.key());
+    }
+    if (unknown.isEmpty())
+        return std::nullopt;
+    return Error::invalid(
+        c::UnknownField,
+        QStringLiteral("unknown or read-only field(s): %1; allowed: %2")
+            .arg(unknown.join(QStringLiteral(", ")), allowed.join(QStringLiteral(", "))));
+}
+
+// Reads an optional string field: absent -> nullopt without error; present but not a string
+// (and not null when nullable) -> 400.
+Result<std::optional<QString>> optionalString(const QJsonObject &body, QLatin1String key,
+                                              bool nullable) {
+    const QJsonValue v = body.value(key);
+    if (v.isUndefined())
+        return std::optional<QString>();
+    if (v.isNull() && nullable)
+        return std::optional<QString>(QString());
+    if (!v.isString()) {
+        return Error::badRequest(c::WrongType,
+                                 QStringLiteral("field '%1' must be a string%2")
+                                     .arg(key, nullable ? QStringLiteral(" or null") : QString()));
+    }
+    return std::optional<QString>(v.toString());
+}
+
+// `worktree`: absent, null or false -> none; true -> defaults; {baseRef?, branch?} -> those. Only
+// the shape is checked here; whether git can honour it is the worktree service's question.
+Result<std::optional<WorktreeRequest>> parseWorktreeRequest(const QJsonObject &body) {
+    const QJsonValue v = body.value(wk::Worktree);
+    if (v.isUndefined() || v.isNull() || (v.isBool() && !v.toBool()))
+        return std::optional<WorktreeRequest>();
+    if (v.isBool())
+        return std::optional<WorktreeRequest>(WorktreeRequest{});
+    if (!v.isObject())
+        return Error::badRequest(
+            c::WrongType,
+            QStringLiteral("field 'worktree' must be true, false or {baseRef?, branch?}"));
+    const QJsonObject o = v.toObject();
+    if (Status st = rejectUnknownFields(o, {wk::BaseRef, wk::Branch}))
+        return Error::invalid(st->code, QStringLiteral("worktree: ") + st->message);
+    WorktreeRequest request;
+    for (QLatin1String key : {wk::BaseRef, wk::Branch}) {
+        auto value = optionalString(o, key, true);
+        if (!value)
+            return Error::badRequest(
+                c::WrongType, QStringLiteral("field 'worktree.%1' must be a string").arg(key));
+        const QString text = value->value_or(QString()).trimmed();
+        // A leading '-' would read as an option to git, whatever argument list carries it.
+        if (text.size() > limits::kRefMax || text.startsWith(QLatin1Char('-')))
+            return Error::invalid(c::InvalidValue,
+                                  QStringLiteral("field 'worktree.%1' must be at most %2 "
+                                                 "characters and not start with '-'")
+                                      .arg(key)
+                                      .arg(limits::kRefMax));
+        (key == wk::BaseRef ? request.baseRef : request.branch) = text;
+    }
+    return std::optional<WorktreeRequest>(request);
+}
+
+} // namespace
+
+Status validateProviderModel(const QString &provider, const QString &model,
+                             const ProviderCatalog &providers) {
+    if (!providers.providerNames().contains(provider))
+        return unknownProvider(provider, providers);
+    static const QRegularExpression modelRe(
+        QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._:\\[\\]-]{0,99}$"));
+    if (!modelRe.match(model).hasMatch()) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'model' must be 1-100 characters of [A-Za-z0-9._:[]-], got '%1'")
+                .arg(model.left(60)));
+    }
+    return std::nullopt;
+}
+
+Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalog &providers) {
+    if (Status st = rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model,
+                                               k::PermissionMode, uk::IdleTimeoutSeconds,
+                                               uk::Budget, wk::Worktree}))
+        return *st;
+    AgentDraft d;
+
+    for (QLatin1String required : {k::Name_, k::Cwd}) {
+        if (!body.contains(required))
+            return Error::badRequest(c::MissingField,
+                                     QStringLiteral("field '%1' is required").arg(required));
+    }
+    auto name = optionalString(body, k::Name_, false);
+    if (!name)
+        return name.error();
+    d.name = name->value_or(QString()).trimmed();
+    if (d.name.isEmpty())
+        return Error::invalid(c::InvalidValue, QStringLiteral("field 'name' must not be empty"));
+    if (Status e = validateNameText(k::Name_, d.name))
+        return *e;
+    if (d.name.size() > limits::kNameMax)
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'name' is longer than %1 characters").arg(limits::kNameMax));
+
+    auto cls = optionalString(body, k::Class, false);
+    if (!cls)
+        return cls.error();
+    d.agentClass = cls->value_or(QStringLiteral("builder"));
+    static const QRegularExpression classRe(QStringLiteral("^[a-z][a-z0-9-]{0,39}$"));
+    if (!classRe.match(d.agentClass).hasMatch()) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'class' must match [a-z][a-z0-9-]{0,39}, got '%1'")
+                .arg(d.agentClass.left(60)));
+    }
+
+    auto mode = optionalString(body, k::PermissionMode, false);
+    if (!mode)
+        return mode.error();
+    d.permissionMode = mode->value_or(QString(perm::mode::Ask));
+    if (d.permissionMode != perm::mode::Ask && d.permissionMode != perm::mode::Auto) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'permissionMode' must be 'ask' or 'auto', got '%1'")
+                .arg(d.permissionMode.left(60)));
+    }
+
+    auto provider = optionalString(body, k::Provider, false);
+    if (!provider)
+        return provider.error();
+    d.provider = provider->value_or(providers.defaultProvider());
+    if (!providers.providerNames().contains(d.provider))
+        return unknownProvider(d.provider, providers);
+
+    auto model = optionalString(body, k::Model, false);
+    if (!model)
+        return model.error();
+    d.model = model->value_or(providers.defaultModel(d.provider));
+    static const QRegularExpression modelRe(
+        QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._:\\[\\]-]{0,99}$"));
+    if (!modelRe.match(d.model).hasMatch()) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'model' must be 1-100 characters of [A-Za-z0-9._:[]-], got '%1'")
+                .arg(d.model.left(60)));
+    }
+
+    auto cwd = optionalString(body, k::Cwd, false);
+    if (!cwd)
+        return cwd.error();
+    const QString rawCwd = cwd->value_or(QString());
+    if (!QDir::isAbsolutePath(rawCwd))
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'cwd' must be an absolute path, got '%1'").arg(rawCwd.left(200)));
+    const QFileInfo info(rawCwd);
+    if (!info.isDir())
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'cwd' is not an existing directory: %1").arg(rawCwd.left(200)));
+    // The CLI sees the resolved path (getcwd), and its session files are keyed by it.
+    d.cwd = info.canonicalFilePath();
+
+    const auto idle = parseIdleTimeout(body);
+    if (!idle)
+        return idle.error();
+    d.idleTimeoutSeconds = idle->value_or(-1);
+    const auto budget = parseBudget(body);
+    if (!budget)
+        return budget.error();
+    d.budget = budget->value_or(Budget());
+
+    auto worktree = parseWorktreeRequest(body);
+    if (!worktree)
+        return worktree.error();
+    d.worktree = *worktree;
+    return d;
+}
+
+Result<AgentPatch> parseAgentPatch(const QJsonObject &body) {
+    if (Status st =
+            rejectUnknownFields(body, {k::TaskLabel, k::TrackingStatus, k::TrackingStatusDetail,
+                                       uk::IdleTimeoutSeconds, uk::Budget}))
+        return *st;
+    AgentPatch p;
+    auto label = optionalString(body, k::TaskLabel, true);
+    if (!label)
+        return label.error();
+    if (*label && label->value().size() > limits::kTaskLabelMax)
+        return Error::invalid(c::InvalidValue,
+                              QStringLiteral("field 'taskLabel' is longer than %1 characters")
+                                  .arg(limits::kTaskLabelMax));
+    p.taskLabel = *label;
+
+    auto tracking = optionalString(body, k::TrackingStatus, true);
+    if (!tracking)
+        return tracking.error();
+    if (*tracking && !tracking->value().isEmpty() &&
+        !trackingStatuses().contains(tracking->value())) {
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'trackingStatus' must be one of %1 or null, got '%2'")
+                .arg(trackingStatuses().join(QStringLiteral(", ")), tracking->value().left(60)));
+    }
+    p.trackingStatus = *tracking;
+
+    auto detail = optionalString(body, k::TrackingStatusDetail, true);
+    if (!detail)
+        return detail.error();
+    if (*detail && detail->value().size() > limits::kDetailMax)
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'trackingStatusDetail' is longer than %1 characters")
+                .arg(limits::kDetailMax));
+    p.trackingStatusDetail = *detail;
+
+    const auto idle = parseIdleTimeout(body);
+    if (!idle)
+        return idle.error();
+    p.idleTimeoutSeconds = *idle;
+    const auto budget = parseBudget(body);
+    if (!budget)
+        return budget.error();
+    p.budget = *budget;
+    return p;
+}
+
+} // namespace flotilla

@@ -1,0 +1,60 @@
+#pragma once
+// Validation of agent request bodies at the edge: each parser names the bad field. Which
+// providers exist, and their default models, come from the ProviderCatalog the caller passes.
+
+#include "base/Error.h"
+#include "domain/ProviderCatalog.h"
+#include "protocol/Usage.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace flotilla {
+
+// `worktree: true` or `{baseRef?, branch?}` on create: the agent gets a git worktree of its own
+// (worktrees/WorktreeService). Empty strings mean the defaults.
+struct WorktreeRequest {
+    QString baseRef; // default: the branch checked out at cwd (its commit when detached)
+    QString branch;  // default: flotilla/<agent name>
+};
+
+struct AgentDraft {
+    QString name;
+    QString agentClass;
+    QString cwd; // canonical absolute path of an existing directory
+    QString provider;
+    QString model;
+    QString permissionMode;      // "ask" (default) or "auto"
+    int idleTimeoutSeconds = -1; // -1: the service's --idle-timeout
+    Budget budget;               // unset: none
+    std::optional<WorktreeRequest> worktree;
+};
+
+struct AgentPatch {
+    std::optional<QString> taskLabel;
+    std::optional<QString> trackingStatus; // empty string = clear (JSON null)
+    std::optional<QString> trackingStatusDetail;
+    std::optional<int> idleTimeoutSeconds; // -1: null (the service's --idle-timeout)
+    std::optional<Budget> budget;          // an unset Budget: null (none)
+};
+
+namespace limits {
+inline constexpr int kNameMax = 100;
+inline constexpr int kTaskLabelMax = 200;
+inline constexpr int kDetailMax = 2000;
+inline constexpr int kRefMax = 200; // worktree.baseRef and worktree.branch
+} // namespace limits
+
+// `provider` defaults to providers.defaultProvider(), `model` to that provider's default model
+// (docs/api.md); both are checked against `providers`.
+Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalog &providers);
+Result<AgentPatch> parseAgentPatch(const QJsonObject &body);
+
+// provider must be one of `providers` and model well-formed (used by create and
+// bulk/change-model).
+Status validateProviderModel(const QString &provider, const QString &model,
+                             const ProviderCatalog &providers);
+
+} // namespace flotilla

@@ -1,0 +1,41 @@
+#include "storage/Transaction.h"
+
+#include "base/Logging.h"
+#include "protocol/WireNames.h"
+#include "storage/Database.h"
+
+namespace flotilla {
+
+Transaction::Transaction(Database &db)
+    : m_db(db)
+    , m_open(db.beginTransaction()) {
+    if (!m_open)
+        qCWarning(lcStorage).noquote() << "cannot begin transaction:" << m_db.lastErrorText();
+}
+
+Transaction::~Transaction() {
+    if (!m_open)
+        return;
+    // After a failed COMMIT SQLite may have ended the transaction itself (a full disk does):
+    // a ROLLBACK that finds none is expected then, and not worth a warning.
+    if (!m_db.rollbackTransaction() && !m_commitFailed)
+        qCWarning(lcStorage).noquote() << "cannot roll back transaction:" << m_db.lastErrorText();
+}
+
+Error Transaction::beginError() {
+    return Error::internal(wire::code::Internal, QStringLiteral("cannot begin transaction"));
+}
+
+bool Transaction::commit() {
+    if (!m_open)
+        return false;
+    if (m_db.commitTransaction()) {
+        m_open = false;
+        return true;
+    }
+    m_commitFailed = true;
+    qCWarning(lcStorage).noquote() << "cannot commit transaction:" << m_db.lastErrorText();
+    return false;
+}
+
+} // namespace flotilla

@@ -1,0 +1,2 @@
+// An engine file reaching up to the api floor: must not build.
+#include "controllers/AgentsController.h"
