@@ -27,7 +27,7 @@ QString unquote(QString p) {
 
 // "+++ b/src/x.c" -> "src/x.c"; "/dev/null" -> empty.
 QString sidePath(const QString &rest) {
-    const QString p = unquote(rest.trimmed());
+    QString p = unquote(rest.trimmed());
     if (p == QLatin1String("/dev/null"))
         return {};
     if (p.startsWith(QLatin1String("a/")) || p.startsWith(QLatin1String("b/")))

@@ -17,7 +17,7 @@ NotificationChannelsController::NotificationChannelsController(Database &db, Not
                                                                NotificationService &notifications,
                                                                const AgentRegistry &agents,
                                                                AgentRuntime &runtime, EventHub &hub)
-    : m_channels(db, std::move(config), std::move(clock)) {
+    : m_channels(db, config, std::move(clock)) {
     feedNotificationChannels(m_channels, notifications, agents, runtime, hub);
     m_channels.start();
 }

@@ -34,7 +34,7 @@ Error unknownArea(const QString &id) {
 
 OrganizationController::OrganizationController(AgentRegistry &agents, EventHub &hub, Database &db,
                                                SystemPromptStore &prompt, SecretStore &secrets,
-                                               RuleStore &permissionRules, Clock clock)
+                                               RuleStore &permissionRules, const Clock &clock)
     : m_agents(agents)
     , m_hub(hub)
     , m_clock(clock)

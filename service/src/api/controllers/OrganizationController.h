@@ -30,7 +30,7 @@ public:
     // the agents and areas.
     OrganizationController(AgentRegistry &agents, EventHub &hub, Database &db,
                            SystemPromptStore &prompt, SecretStore &secrets,
-                           RuleStore &permissionRules, Clock clock);
+                           RuleStore &permissionRules, const Clock &clock);
     ~OrganizationController();
 
     void registerRoutes(HttpServer &http);

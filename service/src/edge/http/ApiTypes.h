@@ -97,7 +97,7 @@ inline const Error *failureOf(const Status &step) {
     const auto &name##Step_ = (step);                                                              \
     if (!name##Step_)                                                                              \
         return name##Step_.error();                                                                \
-    const auto &name = *name##Step_
+    const auto &name = *name##Step_ // NOLINT(bugprone-macro-parentheses): declares `name`
 
 #define API_CHECK(step)                                                                            \
     do {                                                                                           \
@@ -110,7 +110,7 @@ inline const Error *failureOf(const Status &step) {
     const auto &name##Step_ = (step);                                                              \
     if (!name##Step_)                                                                              \
         return (done)(name##Step_.error());                                                        \
-    const auto &name = *name##Step_
+    const auto &name = *name##Step_ // NOLINT(bugprone-macro-parentheses): declares `name`
 
 #define API_CHECK_ASYNC(done, step)                                                                \
     do {                                                                                           \

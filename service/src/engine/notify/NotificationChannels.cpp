@@ -8,7 +8,7 @@ namespace flotilla {
 namespace k = wire::key;
 namespace nk = wire::notify::key;
 
-NotificationChannels::NotificationChannels(Database &db, NotifyConfig config, Clock clock,
+NotificationChannels::NotificationChannels(Database &db, NotifyConfig config, const Clock &clock,
                                            QObject *parent)
     : QObject(parent)
     , m_clock(clock)

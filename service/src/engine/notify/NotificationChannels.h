@@ -25,7 +25,8 @@ public:
     static constexpr int kDeliveriesDefault = 50;
     static constexpr int kDeliveriesMax = 1000;
 
-    NotificationChannels(Database &db, NotifyConfig config, Clock clock, QObject *parent = nullptr);
+    NotificationChannels(Database &db, NotifyConfig config, const Clock &clock,
+                         QObject *parent = nullptr);
 
     // Reads the channels and sends what the last run left pending.
     void start();

@@ -155,7 +155,7 @@ void PermissionBroker::applyRulesToPending() {
 }
 
 void PermissionBroker::answerHook(const QString &agentId, const QJsonObject &hookInput,
-                                  HookAnswer answer) {
+                                  const HookAnswer &answer) {
     const Agent *agent = m_agents.find(agentId);
     if (!agent) {
         answer(Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(agentId)));

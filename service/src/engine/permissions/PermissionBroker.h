@@ -63,7 +63,7 @@ public:
     // A hook call of the agent's CLI (`hookInput`: the hook's stdin). `answer` gets the decision
     // at once, or when a held PermissionRequest is decided; an unknown agent is a NotFound Error,
     // an unsupported hook_event_name an Invalid one.
-    void answerHook(const QString &agentId, const QJsonObject &hookInput, HookAnswer answer);
+    void answerHook(const QString &agentId, const QJsonObject &hookInput, const HookAnswer &answer);
 
     int pendingCount() const { return int(m_pending.size()); }
     // The pending permission_request payloads, oldest first (GET /api/permission-requests).

@@ -126,11 +126,11 @@ void Git::run(const GitCommand &command, QObject *context,
     job->start();
 }
 
-GitJob::GitJob(QString program, QProcessEnvironment environment, GitCommand command,
+GitJob::GitJob(QString program, const QProcessEnvironment &environment, GitCommand command,
                QObject *parent)
     : QObject(parent)
     , m_program(std::move(program))
-    , m_env(std::move(environment))
+    , m_env(environment)
     , m_command(std::move(command)) {
 }
 

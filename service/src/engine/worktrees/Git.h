@@ -87,7 +87,7 @@ class GitJob final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(GitJob)
 public:
-    GitJob(QString program, QProcessEnvironment environment, GitCommand command,
+    GitJob(QString program, const QProcessEnvironment &environment, GitCommand command,
            QObject *parent = nullptr);
     ~GitJob() override;
     void start();

@@ -136,7 +136,7 @@ QString WorktreeProvisioner::freeDirectory(const Facts &facts, const QString &ag
                            QLatin1Char('-') + QString::fromLatin1(hash);
     const QString base = parent + QLatin1Char('/') + slug(agentName);
     for (int n = 1; n <= kMaxSuffix; ++n) {
-        const QString candidate = n == 1 ? base : base + QStringLiteral("-%1").arg(n);
+        QString candidate = n == 1 ? base : base + QStringLiteral("-%1").arg(n);
         if (!QFileInfo::exists(candidate))
             return candidate;
     }

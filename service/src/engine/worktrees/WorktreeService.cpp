@@ -19,13 +19,13 @@ namespace wc = wire::worktree::code;
 namespace st = wire::status;
 
 WorktreeService::WorktreeService(AgentRegistry &agents, AgentRuntime &runtime,
-                                 const QProcessEnvironment &environment, QString root,
+                                 const QProcessEnvironment &environment, const QString &root,
                                  QObject *parent)
     : QObject(parent)
     , m_agents(agents)
     , m_runtime(runtime)
     , m_env(environment)
-    , m_root(QDir::cleanPath(std::move(root)))
+    , m_root(QDir::cleanPath(root))
     , m_git(environment)
     , m_provisioner(std::make_unique<WorktreeProvisioner>(m_git, m_root)) {
     connect(&m_runtime, &AgentRuntime::turnFinished, this,
@@ -65,7 +65,7 @@ Result<Agent> WorktreeService::worktreeAgent(const QString &id) const {
 }
 
 void WorktreeService::diff(const QString &agentId, const QString &path,
-                           std::function<void(const Result<QJsonObject> &)> done) {
+                           const std::function<void(const Result<QJsonObject> &)> &done) {
     const auto agent = worktreeAgent(agentId);
     if (!agent)
         return done(agent.error());

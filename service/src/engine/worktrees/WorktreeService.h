@@ -38,7 +38,7 @@ public:
 
     // `environment`: what git runs with (the agents' environment); `root`: where worktrees go.
     WorktreeService(AgentRegistry &agents, AgentRuntime &runtime,
-                    const QProcessEnvironment &environment, QString root,
+                    const QProcessEnvironment &environment, const QString &root,
                     QObject *parent = nullptr);
     ~WorktreeService() override;
 
@@ -47,7 +47,7 @@ public:
 
     // GET /api/agents/:id/diff: {baseCommit, branch, head, files, patch, truncated}.
     void diff(const QString &agentId, const QString &path,
-              std::function<void(const Result<QJsonObject> &)> done);
+              const std::function<void(const Result<QJsonObject> &)> &done);
     // POST /api/agents/:id/review: the review as the agent's next message (queued like any):
     // its place in the queue (0: sent now).
     Result<int> review(const QString &agentId, const ReviewRequest &review);
