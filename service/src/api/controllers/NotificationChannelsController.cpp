@@ -13,11 +13,11 @@ const QString kBase = QStringLiteral("/api/notification-channels");
 } // namespace
 
 NotificationChannelsController::NotificationChannelsController(Database &db, NotifyConfig config,
-                                                               Clock clock,
+                                                               const Clock &clock,
                                                                NotificationService &notifications,
                                                                const AgentRegistry &agents,
                                                                AgentRuntime &runtime, EventHub &hub)
-    : m_channels(db, config, std::move(clock)) {
+    : m_channels(db, config, clock) {
     feedNotificationChannels(m_channels, notifications, agents, runtime, hub);
     m_channels.start();
 }

@@ -17,7 +17,7 @@ class NotificationService;
 class NotificationChannelsController final {
     Q_DISABLE_COPY_MOVE(NotificationChannelsController)
 public:
-    NotificationChannelsController(Database &db, NotifyConfig config, Clock clock,
+    NotificationChannelsController(Database &db, NotifyConfig config, const Clock &clock,
                                    NotificationService &notifications, const AgentRegistry &agents,
                                    AgentRuntime &runtime, EventHub &hub);
 
