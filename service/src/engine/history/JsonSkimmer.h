@@ -201,17 +201,10 @@ public:
             ws();
             if (!onMember(key))
                 return false;
-            ws();
-            if (peek(',')) {
-                ++m_p;
-                ws();
+            const After next = afterItem('}');
+            if (next == After::More)
                 continue;
-            }
-            if (!peek('}'))
-                return false;
-            ++m_p;
-            --m_depth;
-            return true;
+            return next == After::Closed;
         }
     }
 
@@ -228,21 +221,32 @@ public:
         for (;;) {
             if (!onElement())
                 return false;
-            ws();
-            if (peek(',')) {
-                ++m_p;
-                ws();
+            const After next = afterItem(']');
+            if (next == After::More)
                 continue;
-            }
-            if (!peek(']'))
-                return false;
-            ++m_p;
-            --m_depth;
-            return true;
+            return next == After::Closed;
         }
     }
 
 private:
+    enum class After { More, Closed, Malformed };
+
+    // After a member or an element: a ',' (another follows), the closing bracket (the object or
+    // array ends here), or anything else (malformed).
+    After afterItem(char close) {
+        ws();
+        if (peek(',')) {
+            ++m_p;
+            ws();
+            return After::More;
+        }
+        if (!peek(close))
+            return After::Malformed;
+        ++m_p;
+        --m_depth;
+        return After::Closed;
+    }
+
     bool literal(const char *word, qsizetype n) {
         if (m_e - m_p < n || std::memcmp(m_p, word, size_t(n)) != 0)
             return false;
