@@ -1,5 +1,6 @@
 #include "protocol/Agent.h"
 
+#include "protocol/ShapingNames.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
@@ -10,6 +11,7 @@ namespace flotilla {
 
 namespace k = wire::key;
 namespace uk = wire::usage::key;
+namespace sk = wire::shaping::key;
 
 namespace {
 QJsonValue nullable(const QString &s) {
@@ -50,6 +52,8 @@ QJsonObject Agent::toJson() const {
          idleTimeoutSeconds < 0 ? QJsonValue() : QJsonValue(idleTimeoutSeconds)},
         {uk::Usage, usage.toJson()},
         {uk::Budget, budget.toJson()},
+        {sk::CustomInstructions, customInstructions},
+        {sk::Skills, QJsonArray::fromStringList(skills)},
     };
 }
 
@@ -105,6 +109,10 @@ bool Agent::fromJson(const QJsonObject &json, Agent *out) {
     a.idleTimeoutSeconds = idle.isDouble() ? qMax(0, idle.toInt()) : -1;
     a.usage = UsageTotals::fromJson(json.value(uk::Usage).toObject());
     a.budget = Budget::fromJson(json.value(uk::Budget));
+    a.customInstructions = json.value(sk::CustomInstructions).toString();
+    const QJsonArray skills = json.value(sk::Skills).toArray();
+    for (const QJsonValue &v : skills)
+        a.skills.append(v.toString());
     *out = std::move(a);
     return true;
 }

@@ -43,6 +43,10 @@ struct Agent {
     int idleTimeoutSeconds = -1;
     UsageTotals usage; // every recorded turn's usage (UsageStore's rows are the durable record)
     Budget budget;     // unset: JSON null; on a boss it caps the boss's whole team
+    // The agent's own standing instructions (markdown, "" = none) and the skills assigned to it
+    // by slug, besides those of its class (docs/api.md "Shaping agents").
+    QString customInstructions;
+    QStringList skills;
 
     // Full object (GET /api/agents/:id, agents_update, agent_created, storage).
     QJsonObject toJson() const;

@@ -1,5 +1,6 @@
 #include "protocol/OutputChunk.h"
 
+#include "protocol/ShapingNames.h"
 #include "protocol/WireNames.h"
 
 namespace flotilla {
@@ -17,6 +18,8 @@ QJsonObject OutputChunk::toJson() const {
         o.insert(k::ToolInput, toolInput);
     if (hasToolOutput)
         o.insert(k::ToolOutput, toolOutput);
+    if (!skill.isEmpty())
+        o.insert(wire::shaping::key::Skill, skill);
     return o;
 }
 
@@ -33,6 +36,7 @@ bool OutputChunk::fromJson(const QJsonObject &json, OutputChunk *out) {
     c.toolInput = json.value(k::ToolInput).toObject();
     c.hasToolOutput = json.value(k::ToolOutput).isString();
     c.toolOutput = json.value(k::ToolOutput).toString();
+    c.skill = json.value(wire::shaping::key::Skill).toString();
     *out = std::move(c);
     return true;
 }

@@ -59,10 +59,10 @@ Reply AgentsController::get(const ApiRequest &r) const {
 }
 
 // POST /api/agents {name, cwd, class?, provider?, model?, permissionMode?, idleTimeoutSeconds?,
-// budget?, worktree?} -> 201 agent (Location: /api/agents/<id>) | 400 | 409 | 422 | 500/503 (git)
+// budget?, worktree?, customInstructions?, skills?}; the class's defaults fill what is absent -> 201 agent (Location: /api/agents/<id>) | 400 | 409 | 422 | 500/503 (git)
 Reply AgentsController::create(const ApiRequest &r) {
     API_TRY(body, r.jsonObject());
-    API_TRY(draft, parseAgentDraft(body, m_agents.providers()));
+    API_TRY(draft, m_agents.parseDraft(body));
     API_TRY(created, m_agents.create(draft));
     Reply reply = Reply::json(created.toJson(), 201);
     reply.headers.append(
@@ -71,18 +71,22 @@ Reply AgentsController::create(const ApiRequest &r) {
 }
 
 // PATCH /api/agents/:id {taskLabel?, trackingStatus?, trackingStatusDetail?,
-// idleTimeoutSeconds?, budget?} -> 200 agent | 400 | 403 (an agent's token: limits) | 404 | 422
+// idleTimeoutSeconds?, budget?, customInstructions?, skills?} -> 200 agent | 400 | 403 (an agent's token: limits) | 404 | 422
 Reply AgentsController::patch(const ApiRequest &r) {
     const QString id = r.param(QStringLiteral("id"));
     if (!m_agents.find(id))
         return unknownAgent(id);
     API_TRY(body, r.jsonObject());
     API_TRY(changes, parseAgentPatch(body));
-    // An agent may label itself, never lift its own limits.
-    if (!r.authenticated && (changes.budget || changes.idleTimeoutSeconds))
+    // An agent may label itself, never lift its own limits nor rewrite what it is told.
+    if (!r.authenticated && (changes.budget || changes.idleTimeoutSeconds ||
+                             changes.customInstructions || changes.skills))
         return Error::forbidden(wire::code::Forbidden,
-                                QStringLiteral("an agent's token cannot change 'budget' "
-                                               "or 'idleTimeoutSeconds'"));
+                                QStringLiteral("an agent's token cannot change 'budget', "
+                                               "'idleTimeoutSeconds', 'customInstructions' or "
+                                               "'skills'"));
+    if (changes.skills)
+        API_CHECK(m_agents.checkSkills(*changes.skills));
     API_TRY(updated, m_agents.patch(id, changes));
     return Reply::json(updated.toJson());
 }

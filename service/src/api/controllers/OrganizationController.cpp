@@ -7,6 +7,7 @@
 #include "organization/ActivityRecorder.h"
 #include "organization/OrgLogging.h"
 #include "protocol/OrganizationNames.h"
+#include "protocol/ShapingNames.h"
 #include "protocol/WorktreeNames.h"
 #include "ws/EventHub.h"
 
@@ -32,18 +33,15 @@ Error unknownArea(const QString &id) {
 
 } // namespace
 
-OrganizationController::OrganizationController(AgentRegistry &agents, EventHub &hub, Database &db,
+OrganizationController::OrganizationController(AgentRegistry &agents, EventHub &hub, AreaStore &areas,
                                                SystemPromptStore &prompt, SecretStore &secrets,
                                                RuleStore &permissionRules, const Clock &clock)
     : m_agents(agents)
     , m_hub(hub)
     , m_clock(clock)
-    , m_areas(db, clock)
+    , m_areas(areas)
     , m_activity(clock)
     , m_transfer(agents, m_areas, prompt, secrets, m_activity, permissionRules, clock) {
-    if (Status e = m_areas.load())
-        qCCritical(lcOrg).noquote()
-            << "areas could not be read; starting without them:" << e->message;
     // An agent may point at an area that is gone (the service stopped between the two writes of
     // an area deletion, or the area row was unreadable): it is in no area, and says so.
     if (Status e = unassignAgents([this](const QString &id) { return !m_areas.find(id); }))
@@ -52,6 +50,9 @@ OrganizationController::OrganizationController(AgentRegistry &agents, EventHub &
     // Events go out before the activity line about them: the hub is connected first.
     QObject::connect(&m_areas, &AreaStore::areaCreated, &hub,
                      [&hub](const Area &a) { hub.broadcast(om::AreaCreated, a.toJson()); });
+    QObject::connect(&m_areas, &AreaStore::areaUpdated, &hub, [&hub](const Area &a) {
+        hub.broadcast(wire::shaping::msg::AreaUpdated, a.toJson());
+    });
     QObject::connect(&m_areas, &AreaStore::areaDeleted, &hub, [&hub](const Area &a) {
         hub.broadcast(om::AreaDeleted, QJsonObject{{k::Id, a.id}, {k::Name_, a.name}});
     });
@@ -81,6 +82,7 @@ void OrganizationController::registerRoutes(HttpServer &http) {
     http.route(Method::Get, areas, [this](const ApiRequest &r) { return listAreas(r); });
     http.route(Method::Get, area, [this](const ApiRequest &r) { return getArea(r); });
     http.route(Method::Post, areas, [this](const ApiRequest &r) { return createArea(r); });
+    http.route(Method::Patch, area, [this](const ApiRequest &r) { return updateArea(r); });
     http.route(Method::Delete, area, [this](const ApiRequest &r) { return deleteArea(r); });
     http.route(Method::Post, QStringLiteral("/api/agents/bulk/delete"),
                [this](const ApiRequest &r) { return bulkDelete(r); });
@@ -122,6 +124,15 @@ Reply OrganizationController::createArea(const ApiRequest &r) {
     reply.headers.append(
         {QByteArrayLiteral("Location"), QByteArrayLiteral("/api/areas/") + created.id.toUtf8()});
     return reply;
+}
+
+// PATCH /api/areas/:id {name?, color?, instructions?} -> 200 area | 400 | 404 | 409 | 422;
+// broadcasts area_updated. New instructions reach the area's agents on their next message.
+Reply OrganizationController::updateArea(const ApiRequest &r) {
+    API_TRY(body, r.jsonObject());
+    API_TRY(patch, parseAreaPatch(body));
+    API_TRY(updated, m_areas.update(r.param(QStringLiteral("id")), patch));
+    return Reply::json(updated.toJson());
 }
 
 // DELETE /api/areas/:id -> 204 | 404. Its agents first leave it (agent_updated areaId null,
@@ -229,7 +240,7 @@ Reply OrganizationController::activity(const ApiRequest &r) const {
 // 400 | 422
 Reply OrganizationController::exportConfig(const ApiRequest &r) const {
     API_TRY(secrets, r.boolQuery(op::IncludeSecrets, false));
-    API_TRY(categories, ConfigTransfer::parseCategories(r.queryValue(op::Categories),
+    API_TRY(categories, m_transfer.parseCategories(r.queryValue(op::Categories),
                                                         r.hasQuery(op::Categories)));
     Reply reply = Reply::json(m_transfer.exportDocument(categories, secrets));
     const QByteArray day = QDateTime::fromMSecsSinceEpoch(m_clock.nowMs(), Qt::UTC)

@@ -28,17 +28,20 @@ class OrganizationController final {
 public:
     // `prompt`, `secrets` and `permissionRules` are what config export and import carry besides
     // the agents and areas.
-    OrganizationController(AgentRegistry &agents, EventHub &hub, Database &db,
+    OrganizationController(AgentRegistry &agents, EventHub &hub, AreaStore &areas,
                            SystemPromptStore &prompt, SecretStore &secrets,
                            RuleStore &permissionRules, const Clock &clock);
     ~OrganizationController();
 
     void registerRoutes(HttpServer &http);
+    // Where features with categories of their own register them (CategoryTransfer.h).
+    ConfigTransfer &transfer() { return m_transfer; }
 
 private:
     Reply listAreas(const ApiRequest &request) const;
     Reply getArea(const ApiRequest &request) const;
     Reply createArea(const ApiRequest &request);
+    Reply updateArea(const ApiRequest &request);
     Reply deleteArea(const ApiRequest &request);
     Reply bulkDelete(const ApiRequest &request);
     Reply bulkMoveArea(const ApiRequest &request);
@@ -52,7 +55,7 @@ private:
     AgentRegistry &m_agents;
     EventHub &m_hub;
     Clock m_clock;
-    AreaStore m_areas;
+    AreaStore &m_areas;
     ActivityLog m_activity;
     ConfigTransfer m_transfer;
     std::unique_ptr<ActivityRecorder> m_recorder;

@@ -22,6 +22,22 @@ constexpr int kMaxTrailerBytes = 8 * 1024;
 
 } // namespace
 
+qint64 HttpLimits::bodyLimitFor(QByteArrayView method, QByteArrayView path) const {
+    qint64 limit = maxBodyBytes;
+    for (const BodyAllowance &a : largerBodies) {
+        if (QByteArrayView(a.method) == method && QByteArrayView(a.path) == path)
+            limit = qMax(limit, a.maxBytes);
+    }
+    return limit;
+}
+
+qint64 HttpLimits::largestBody() const {
+    qint64 largest = maxBodyBytes;
+    for (const BodyAllowance &a : largerBodies)
+        largest = qMax(largest, a.maxBytes);
+    return largest;
+}
+
 QByteArray RequestHead::header(const QByteArray &lowerName) const {
     QByteArray joined;
     for (const auto &h : headers) {
@@ -179,10 +195,9 @@ void ConnectionGuard::feed(const QByteArray &data) {
                 break;
             }
             m_bodySeen += size;
-            if (m_bodySeen > m_limits.maxBodyBytes)
-                return fail(
-                    413, c::PayloadTooLarge,
-                    QStringLiteral("request body exceeds %1 bytes").arg(m_limits.maxBodyBytes));
+            if (m_bodySeen > m_bodyLimit)
+                return fail(413, c::PayloadTooLarge,
+                            QStringLiteral("request body exceeds %1 bytes").arg(m_bodyLimit));
             m_remaining = size;
             m_state = State::ChunkData;
             break;
@@ -226,7 +241,10 @@ bool ConnectionGuard::onHeadersComplete() {
         upgrade(head);
         return false;
     }
-    if (auto refusal = frameBody(head, m_limits.maxBodyBytes)) {
+    const qsizetype query = head.target.indexOf('?');
+    m_bodyLimit = m_limits.bodyLimitFor(head.method,
+                                        query < 0 ? head.target : head.target.first(query));
+    if (auto refusal = frameBody(head, m_bodyLimit)) {
         refuse(*refusal);
         return false;
     }

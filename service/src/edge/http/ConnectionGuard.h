@@ -37,6 +37,15 @@ namespace flotilla {
 // it passes it on to every socket it accepts.
 inline constexpr char kAgentsOnlyProperty[] = "flotillaAgentsOnly";
 
+// A route that takes a larger body than HttpLimits::maxBodyBytes, declared by its controller
+// through HttpServer::allowLargerBody (an upload that cannot be split). Matched on the method and
+// the exact path of the request target (before any query), from the head alone.
+struct BodyAllowance {
+    QByteArray method; // "POST"
+    QByteArray path;   // "/api/custom-3d-models"
+    qint64 maxBytes = 0;
+};
+
 struct HttpLimits {
     qint64 maxBodyBytes = 1 << 20;  // 1 MiB
     int maxHeaderBytes = 32 * 1024; // request line + header fields
@@ -49,6 +58,13 @@ struct HttpLimits {
     // At the limit, a connection that has not sent a whole request head in this long may be
     // closed to make room for a new one.
     int evictUnfinishedAfterMs = 2000;
+    QList<BodyAllowance> largerBodies; // the few routes allowed more than maxBodyBytes
+
+    // The body limit of one request: its route's allowance when that is larger, else
+    // maxBodyBytes. `path` is the target without its query.
+    qint64 bodyLimitFor(QByteArrayView method, QByteArrayView path) const;
+    // The largest body any request may carry (what a socket's read buffer must hold).
+    qint64 largestBody() const;
 };
 
 struct RequestHead {
@@ -119,6 +135,7 @@ private:
     QByteArray m_lineBuf; // chunk-size and trailer lines
     qint64 m_remaining = 0;
     qint64 m_bodySeen = 0;
+    qint64 m_bodyLimit = 0; // of the request in flight (HttpLimits::bodyLimitFor)
     int m_trailerBytes = 0;
     QTimer m_deadline;
 };

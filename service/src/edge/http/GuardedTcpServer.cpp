@@ -96,8 +96,9 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor) {
     // its head would wait the same way.
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     // The whole request is buffered by Qt before dispatch; the guard keeps it within limits, and
-    // this caps what a single read can pull in regardless.
-    socket->setReadBufferSize(m_limits.maxHeaderBytes + m_limits.maxBodyBytes + 64 * 1024);
+    // this caps what a single read can pull in regardless. It must hold the largest body a route
+    // allows (HttpLimits::largerBodies), or that request would stall with a full buffer.
+    socket->setReadBufferSize(m_limits.maxHeaderBytes + m_limits.largestBody() + 64 * 1024);
     auto *guard = new ConnectionGuard(socket, m_limits, m_policy, m_verifier, m_acceptor,
                                       [this](QTcpSocket *s) { addPendingConnection(s); });
     if (m_unfinished.size() >= 2 * m_limits.maxConnections) {

@@ -215,6 +215,12 @@ void HttpServer::routeAsync(Method method, const QString &pattern, AsyncHandler 
         m_exact[pattern].append(int(m_routes.size() - 1));
 }
 
+void HttpServer::allowLargerBody(Method method, const QString &path, qint64 maxBytes) {
+    const QLatin1String name = methodName(method);
+    m_config.limits.largerBodies.append(
+        BodyAllowance{QByteArray(name.data(), name.size()), path.toUtf8(), maxBytes});
+}
+
 void HttpServer::dispatchInProcess(ApiRequest request, const ReplyCallback &done) {
     dispatch(std::move(request), [done](const Reply &reply, bool) { done(reply); });
 }

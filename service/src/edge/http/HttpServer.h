@@ -53,6 +53,12 @@ public:
     void routeAsync(Method method, const QString &pattern, AsyncHandler handler,
                     Access access = Access::Token);
 
+    // Lets one route take a body larger than HttpLimits::maxBodyBytes (--max-body-bytes), up to
+    // `maxBytes` (the larger of the two applies), for an upload that cannot be split. `path` is
+    // literal and matched exactly; every other route keeps the general limit. Call before
+    // listen(): each listener copies the limits when it binds.
+    void allowLargerBody(Method method, const QString &path, qint64 maxBytes);
+
     // Binds and listens, with TLS when configured. Returns the port actually bound (useful with
     // port 0).
     Result<quint16> listen(const QHostAddress &address, quint16 port);

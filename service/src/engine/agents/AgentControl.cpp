@@ -102,11 +102,4 @@ void AgentRuntime::answerPermission(const QString &agentId, const QString &reque
     s.process->answerPermission(s.openPermissions.take(requestId), granted, reason);
 }
 
-void AgentRuntime::onPromptChanged(const QString &prompt) {
-    for (const auto &s : std::as_const(m_sessions)) {
-        if (s->process && s->promptInUse != prompt)
-            s->respawnBeforeNextTurn = true;
-    }
-}
-
 } // namespace flotilla

@@ -40,6 +40,9 @@ struct AgentEvent {
     QString toolName;
     QJsonObject toolInput;
     QString toolOutput;
+    // A tool use that invokes one of the agent's skills: its name as the CLI knows it (Claude:
+    // "flotilla:<slug>"), for the output chunk.
+    QString skill;
     // Non-empty inside a sub-agent (Claude's Task tool): the id of the tool use that runs it.
     // Sub-agents' text and tools are not the agent's own current work.
     QString parentToolUseId;

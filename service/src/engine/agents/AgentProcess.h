@@ -24,6 +24,9 @@ struct AgentLaunch {
     QString resumeId; // empty: a new session
     QString model;
     QString systemPrompt;
+    // A directory of the agent's skills (agents/AgentShaper.h); empty: none. Claude takes it
+    // as a plugin (--plugin-dir), Codex its skills/ folder as an extra skills root.
+    QString skillsDir;
     // For a CLI that takes them through its protocol (Codex's thread/start): when to ask before
     // running a tool, and where its commands may write.
     QString approvalPolicy;

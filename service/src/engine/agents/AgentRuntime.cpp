@@ -6,7 +6,7 @@
 #include "agents/RuntimeUpdate.h"
 #include "base/Logging.h"
 #include "domain/AgentRegistry.h"
-#include "domain/SystemPromptStore.h"
+#include "agents/AgentShaper.h"
 #include "domain/ToolHistory.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
@@ -47,17 +47,16 @@ QString noRuntimeFor(const QString &provider, const ProviderRegistry &providers)
 } // namespace
 
 AgentRuntime::AgentRuntime(RuntimeConfig config, const ProviderRegistry &providers,
-                           AgentRegistry &agents, SystemPromptStore &prompt, ToolHistory &tools,
+                           AgentRegistry &agents, AgentShaper &shaper, ToolHistory &tools,
                            AgentTokens &tokens, Clock clock, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
     , m_providers(providers)
     , m_agents(agents)
-    , m_prompt(prompt)
+    , m_shaper(shaper)
     , m_tools(tools)
     , m_tokens(tokens)
     , m_clock(std::move(clock)) {
-    connect(&m_prompt, &SystemPromptStore::promptChanged, this, &AgentRuntime::onPromptChanged);
     connect(&m_agents, &AgentRegistry::agentDeleted, this, [this](const QString &id) {
         if (auto s = m_sessions.take(id))
             endProcess(*s);
@@ -151,14 +150,20 @@ void AgentRuntime::tryStartTurn(const QString &agentId) {
         }
     }
     s.heldByBudget = false;
-    if (s.process && s.respawnBeforeNextTurn) {
+    if (s.process) {
+        // Instructions, skills or tools changed since the process started (a class, an area,
+        // the agent, the global prompt): they reach the agent on this turn.
         const Agent *agent = m_agents.find(agentId);
-        const QString prompt = m_prompt.prompt();
-        if (agent && agent->provider == s.providerInUse &&
-            s.process->reconfigure(agent->model, prompt)) {
+        const AgentShape shape = agent ? m_shaper.shapeFor(*agent) : s.shapeInUse;
+        if (shape.instructions != s.promptInUse || !shape.sameLaunch(s.shapeInUse))
+            s.respawnBeforeNextTurn = true;
+        if (s.respawnBeforeNextTurn && agent && agent->provider == s.providerInUse &&
+            shape.sameLaunch(s.shapeInUse) &&
+            s.process->reconfigure(agent->model, shape.instructions)) {
             // The CLI took them as they are (Codex): no restart, no start-up.
             s.modelInUse = agent->model;
-            s.promptInUse = prompt;
+            s.promptInUse = shape.instructions;
+            s.shapeInUse = shape;
             s.respawnBeforeNextTurn = false;
         }
     }
@@ -175,6 +180,7 @@ void AgentRuntime::tryStartTurn(const QString &agentId) {
     const QString text = s.queue.takeFirst();
     s.turnActive = true;
     s.toolNames.clear();
+    s.toolSkills.clear();
     s.process->sendUserMessage(text);
     apply(agentId, update.turnStarted(text, m_clock.nowMs()));
     if (update.sessionId)
@@ -211,7 +217,11 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     request.cwd = agent->cwd;
     request.resumeId = agent->sessionId;
     request.model = agent->model;
-    request.systemPrompt = m_prompt.prompt();
+    const AgentShape shape = m_shaper.shapeFor(*agent);
+    request.systemPrompt = shape.instructions;
+    request.skillsDir = shape.skillsDir;
+    request.allowedTools = shape.allowedTools;
+    request.disallowedTools = shape.disallowedTools;
     request.askPermission = agent->permissionMode != QLatin1String("auto");
     if (!provider->canResume(agent->cwd, agent->sessionId)) {
         // The CLI was killed before it wrote the session (or someone removed it): resuming
@@ -247,6 +257,7 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
         request.environment.insert(QLatin1String(kAuthHeaderFileEnv), issued.headerFile);
     const AgentLaunch launch = provider->launch(request);
     s.promptInUse = request.systemPrompt;
+    s.shapeInUse = shape;
     s.modelInUse = request.model;
     s.providerInUse = agent->provider;
     s.respawnBeforeNextTurn = false;
@@ -337,8 +348,11 @@ void AgentRuntime::emitEventOutput(const QString &agentId, Session &s, const Age
     case Kind::ToolUse: {
         flushText(agentId);
         s.toolNames.insert(e.toolUseId, e.toolName);
+        if (!e.skill.isEmpty())
+            s.toolSkills.insert(e.toolUseId, e.skill);
         OutputChunk chunk;
         chunk.toolName = e.toolName;
+        chunk.skill = e.skill;
         chunk.toolInput = e.toolInput;
         chunk.hasToolInput = true;
         emitChunk(agentId, chunk);
@@ -352,6 +366,7 @@ void AgentRuntime::emitEventOutput(const QString &agentId, Session &s, const Age
         flushText(agentId);
         OutputChunk chunk;
         chunk.toolName = s.toolNames.value(e.toolUseId);
+        chunk.skill = s.toolSkills.value(e.toolUseId);
         chunk.toolOutput = e.toolOutput.left(m_config.maxToolOutputInEvent);
         chunk.hasToolOutput = true;
         emitChunk(agentId, chunk);

@@ -31,7 +31,7 @@ struct RuntimeUpdate;
 class AgentRegistry;
 class AgentTokens;
 class ProviderRegistry;
-class SystemPromptStore;
+class AgentShaper;
 class ToolHistory;
 
 struct RuntimeConfig {
@@ -57,7 +57,7 @@ class AgentRuntime final : public QObject {
     Q_DISABLE_COPY_MOVE(AgentRuntime)
 public:
     AgentRuntime(RuntimeConfig config, const ProviderRegistry &providers, AgentRegistry &agents,
-                 SystemPromptStore &prompt, ToolHistory &tools, AgentTokens &tokens, Clock clock,
+                 AgentShaper &shaper, ToolHistory &tools, AgentTokens &tokens, Clock clock,
                  QObject *parent = nullptr);
     ~AgentRuntime() override;
 
@@ -133,12 +133,11 @@ private:
     void appendText(const QString &agentId, const QString &text);
     void flushText(const QString &agentId);
     void emitChunk(const QString &agentId, OutputChunk chunk);
-    void onPromptChanged(const QString &prompt);
 
     RuntimeConfig m_config;
     const ProviderRegistry &m_providers;
     AgentRegistry &m_agents;
-    SystemPromptStore &m_prompt;
+    AgentShaper &m_shaper;
     ToolHistory &m_tools;
     AgentTokens &m_tokens;
     Clock m_clock;

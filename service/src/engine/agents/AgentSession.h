@@ -4,6 +4,7 @@
 
 #include "agents/AgentProcess.h"
 #include "agents/AgentRuntime.h"
+#include "agents/AgentShaper.h"
 
 #include <QHash>
 #include <QList>
@@ -27,10 +28,12 @@ struct AgentRuntime::Session {
     bool compacting = false;
     QString providerInUse;
     QString promptInUse;
+    AgentShape shapeInUse; // what the running process was started with
     QString modelInUse;
     QString pendingText;
     QTimer flushTimer;
     QHash<QString, QString> toolNames; // tool_use id -> tool name, to label results
+    QHash<QString, QString> toolSkills; // tool_use id -> the skill it invokes
     QList<qint64> crashRestarts;       // times of automatic restarts after a crash
     bool crashed = false;
     QByteArray token; // the running process's own credential (AgentTokens), revoked at its end

@@ -25,7 +25,12 @@ struct LaunchRequest {
     QString cwd;
     QString resumeId; // the agent's stored session, empty for a new one
     QString model;
-    QString systemPrompt; // the global prompt, appended to the CLI's own
+    QString systemPrompt; // the agent's composed instructions, appended to the CLI's own
+    // What shapes it besides (agents/AgentShaper.h): the skills directory, empty for none, and
+    // the tools it may or may not use (by the CLI's own rules; empty: the CLI's defaults).
+    QString skillsDir;
+    QStringList allowedTools;
+    QStringList disallowedTools;
     // permissionMode "ask": a CLI that asks through its own protocol (Codex) is told to ask;
     // Claude asks through its hooks whatever this says (the service answers them).
     bool askPermission = true;

@@ -1,5 +1,6 @@
 #include "boss/BlockParser.h"
 
+#include "protocol/ShapingNames.h"
 #include "protocol/BossNames.h"
 #include "protocol/WorktreeNames.h"
 
@@ -246,7 +247,8 @@ Result<QList<QJsonObject>> parseSpawnBlock(const QString &body) {
         spec.insert(k::Name_, *name);
         // Type and value checks of the rest are the agent validator's (parseAgentDraft) job.
         for (QLatin1String key :
-             {k::Class, k::Cwd, k::Provider, k::Model, wire::worktree::key::Worktree}) {
+             {k::Class, k::Cwd, k::Provider, k::Model, wire::worktree::key::Worktree,
+              wire::shaping::key::CustomInstructions, wire::shaping::key::Skills}) {
             if (o.contains(key) && !o.value(key).isNull())
                 spec.insert(key, o.value(key));
         }

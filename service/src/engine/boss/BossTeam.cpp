@@ -164,7 +164,7 @@ Result<Agent> BossTeam::spawnBoss(const QJsonObject &payload) {
     }
     if (!fields.contains(k::Class))
         fields.insert(k::Class, kBossClass);
-    const auto draft = parseAgentDraft(fields, m_agents.providers());
+    const auto draft = m_agents.parseDraft(fields);
     if (!draft)
         return draft.error();
     Agent probe; // the future boss, for the candidate checks before anything is created
@@ -233,7 +233,7 @@ Result<Agent> BossTeam::spawnFor(const QString &bossId, const QJsonObject &spec)
     if (b->subordinateIds.size() >= kMaxTeam)
         return Error::invalid(c::InvalidValue,
                               QStringLiteral("a team holds at most %1 agents").arg(kMaxTeam));
-    const auto draft = parseAgentDraft(fields, m_agents.providers());
+    const auto draft = m_agents.parseDraft(fields);
     if (!draft)
         return draft.error();
     const auto created = m_agents.create(*draft);

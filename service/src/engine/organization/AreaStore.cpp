@@ -2,7 +2,9 @@
 
 #include "domain/DisplayText.h"
 #include "organization/OrgLogging.h"
+#include "domain/AgentValidation.h"
 #include "protocol/OrganizationNames.h"
+#include "protocol/ShapingNames.h"
 #include "storage/Database.h"
 #include "storage/Transaction.h"
 
@@ -15,6 +17,7 @@ namespace flotilla {
 
 namespace k = wire::key;
 namespace ok = wire::org::key;
+namespace sk = wire::shaping::key;
 namespace c = wire::code;
 
 namespace {
@@ -28,8 +31,11 @@ Error unknownArea(const QString &id) {
 } // namespace
 
 QJsonObject Area::toJson() const {
-    return QJsonObject{
-        {k::Id, id}, {k::Name_, name}, {ok::Color, nullable(color)}, {k::CreatedAt, createdAt}};
+    return QJsonObject{{k::Id, id},
+                       {k::Name_, name},
+                       {ok::Color, nullable(color)},
+                       {sk::Instructions, instructions},
+                       {k::CreatedAt, createdAt}};
 }
 
 bool Area::fromJson(const QJsonObject &json, Area *out) {
@@ -37,6 +43,7 @@ bool Area::fromJson(const QJsonObject &json, Area *out) {
     a.id = json.value(k::Id).toString();
     a.name = json.value(k::Name_).toString();
     a.color = json.value(ok::Color).toString();
+    a.instructions = json.value(sk::Instructions).toString();
     a.createdAt = json.value(k::CreatedAt).toInteger();
     if (a.id.isEmpty() || a.name.isEmpty())
         return false;
@@ -44,40 +51,91 @@ bool Area::fromJson(const QJsonObject &json, Area *out) {
     return true;
 }
 
-Result<AreaDraft> parseAreaDraft(const QJsonObject &body) {
-    for (auto it = body.constBegin(); it != body.constEnd(); ++it) {
-        if (it.key() != k::Name_ && it.key() != ok::Color)
-            return Error::invalid(
-                c::UnknownField,
-                QStringLiteral("unknown field '%1'; allowed: name, color").arg(it.key()));
-    }
-    if (!body.contains(k::Name_))
-        return Error::badRequest(c::MissingField, QStringLiteral("field 'name' is required"));
-    if (!body.value(k::Name_).isString())
+namespace {
+// The rules of each field, for create and PATCH alike.
+Result<QString> parseName(const QJsonValue &value) {
+    if (!value.isString())
         return Error::badRequest(c::WrongType, QStringLiteral("field 'name' must be a string"));
-    AreaDraft d;
-    d.name = body.value(k::Name_).toString().trimmed();
-    if (d.name.isEmpty())
+    const QString name = value.toString().trimmed();
+    if (name.isEmpty())
         return Error::invalid(c::InvalidValue, QStringLiteral("field 'name' must not be empty"));
-    if (Status e = validateNameText(k::Name_, d.name))
+    if (Status e = validateNameText(k::Name_, name))
         return *e;
-    if (d.name.size() > AreaStore::kNameMax)
+    if (name.size() > AreaStore::kNameMax)
         return Error::invalid(
             c::InvalidValue,
             QStringLiteral("field 'name' is longer than %1 characters").arg(AreaStore::kNameMax));
-    const QJsonValue color = body.value(ok::Color);
-    if (!color.isUndefined() && !color.isNull()) {
-        if (!color.isString())
-            return Error::badRequest(c::WrongType,
-                                     QStringLiteral("field 'color' must be a string or null"));
-        static const QRegularExpression colorRe(QStringLiteral("^#[0-9A-Fa-f]{6}$"));
-        if (!colorRe.match(color.toString()).hasMatch())
-            return Error::invalid(c::InvalidValue,
-                                  QStringLiteral("field 'color' must look like #rrggbb, got '%1'")
-                                      .arg(color.toString().left(40)));
-        d.color = color.toString().toLower();
+    return name;
+}
+
+Result<QString> parseColor(const QJsonValue &color) {
+    if (color.isUndefined() || color.isNull())
+        return QString();
+    if (!color.isString())
+        return Error::badRequest(c::WrongType,
+                                 QStringLiteral("field 'color' must be a string or null"));
+    static const QRegularExpression colorRe(QStringLiteral("^#[0-9A-Fa-f]{6}$"));
+    if (!colorRe.match(color.toString()).hasMatch())
+        return Error::invalid(c::InvalidValue,
+                              QStringLiteral("field 'color' must look like #rrggbb, got '%1'")
+                                  .arg(color.toString().left(40)));
+    return color.toString().toLower();
+}
+
+Status rejectUnknownAreaFields(const QJsonObject &body) {
+    for (auto it = body.constBegin(); it != body.constEnd(); ++it) {
+        if (it.key() != k::Name_ && it.key() != ok::Color && it.key() != sk::Instructions)
+            return Error::invalid(
+                c::UnknownField,
+                QStringLiteral("unknown field '%1'; allowed: name, color, instructions")
+                    .arg(it.key()));
     }
+    return std::nullopt;
+}
+} // namespace
+
+Result<AreaDraft> parseAreaDraft(const QJsonObject &body) {
+    if (Status e = rejectUnknownAreaFields(body))
+        return *e;
+    if (!body.contains(k::Name_))
+        return Error::badRequest(c::MissingField, QStringLiteral("field 'name' is required"));
+    AreaDraft d;
+    const auto name = parseName(body.value(k::Name_));
+    if (!name)
+        return name.error();
+    d.name = *name;
+    const auto color = parseColor(body.value(ok::Color));
+    if (!color)
+        return color.error();
+    d.color = *color;
+    const auto instructions = parseInstructions(body, sk::Instructions);
+    if (!instructions)
+        return instructions.error();
+    d.instructions = instructions->value_or(QString());
     return d;
+}
+
+Result<AreaPatch> parseAreaPatch(const QJsonObject &body) {
+    if (Status e = rejectUnknownAreaFields(body))
+        return *e;
+    AreaPatch p;
+    if (body.contains(k::Name_)) {
+        const auto name = parseName(body.value(k::Name_));
+        if (!name)
+            return name.error();
+        p.name = *name;
+    }
+    if (body.contains(ok::Color)) {
+        const auto color = parseColor(body.value(ok::Color));
+        if (!color)
+            return color.error();
+        p.color = *color;
+    }
+    const auto instructions = parseInstructions(body, sk::Instructions);
+    if (!instructions)
+        return instructions.error();
+    p.instructions = *instructions;
+    return p;
 }
 
 AreaStore::AreaStore(Database &db, Clock clock, QObject *parent)
@@ -159,6 +217,7 @@ Result<QList<Area>> AreaStore::createAll(const QList<AreaDraft> &drafts) {
         a.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
         a.name = d.name;
         a.color = d.color;
+        a.instructions = d.instructions;
         a.createdAt = now;
         created.append(a);
     }
@@ -189,6 +248,33 @@ Status AreaStore::insertRows(const QList<Area> &areas) {
     if (!tx.commit())
         return m_db.commitError(QStringLiteral("cannot commit area write"));
     return std::nullopt;
+}
+
+Result<Area> AreaStore::update(const QString &id, const AreaPatch &patch) {
+    const Area *existing = find(id);
+    if (!existing)
+        return unknownArea(id);
+    Area a = *existing;
+    if (patch.name) {
+        const QString owner = m_idByFoldedName.value(patch.name->toCaseFolded());
+        if (!owner.isEmpty() && owner != id)
+            return Error::conflict(
+                c::Conflict, QStringLiteral("an area named '%1' already exists").arg(*patch.name));
+        a.name = *patch.name;
+    }
+    if (patch.color)
+        a.color = *patch.color;
+    if (patch.instructions)
+        a.instructions = *patch.instructions;
+    if (Status e = m_db.exec(QStringLiteral("UPDATE areas SET data = ? WHERE id = ?"),
+                             {QJsonDocument(a.toJson()).toJson(QJsonDocument::Compact), a.id}))
+        return *e;
+    m_idByFoldedName.remove(existing->name.toCaseFolded());
+    m_idByFoldedName.insert(a.name.toCaseFolded(), a.id);
+    m_areas.insert(a.id, a);
+    qCInfo(lcOrg).noquote() << "updated area" << a.id << a.name;
+    Q_EMIT areaUpdated(a);
+    return a;
 }
 
 Status AreaStore::remove(const QString &id) {

@@ -13,6 +13,8 @@
 #include <QObject>
 #include <QStringList>
 
+#include <optional>
+
 namespace flotilla {
 
 class Database;
@@ -21,6 +23,8 @@ struct Area {
     QString id;
     QString name;
     QString color; // "#rrggbb"; empty means JSON null
+    // Markdown every agent of the area reads after the global prompt (shaping/InstructionComposer).
+    QString instructions;
     qint64 createdAt = 0;
 
     QJsonObject toJson() const;
@@ -31,11 +35,21 @@ struct Area {
 struct AreaDraft {
     QString name;  // trimmed, 1..kNameMax characters
     QString color; // empty: none
+    QString instructions;
+};
+
+// PATCH /api/areas/:id: what the body names, the rest unchanged.
+struct AreaPatch {
+    std::optional<QString> name;
+    std::optional<QString> color; // "" clears it
+    std::optional<QString> instructions;
 };
 
 // Validates a POST /api/areas body (also each area of an imported config): `name` required,
 // `color` optional ("#rrggbb" or null), any other field -> 422 naming it.
 Result<AreaDraft> parseAreaDraft(const QJsonObject &body);
+// Validates a PATCH /api/areas/:id body: name, color, instructions, each optional; the same rules.
+Result<AreaPatch> parseAreaPatch(const QJsonObject &body);
 
 class AreaStore final : public QObject {
     Q_OBJECT
@@ -61,6 +75,8 @@ public:
     Result<Area> create(const AreaDraft &draft);
     // All or nothing, in one transaction (config import). Emits areaCreated for each afterwards.
     Result<QList<Area>> createAll(const QList<AreaDraft> &drafts);
+    // Changes an area (404, 409 for a name taken); announced by areaUpdated.
+    Result<Area> update(const QString &id, const AreaPatch &patch);
     Status remove(const QString &id);
     // Deletes several areas in one transaction (undoing an import that failed later on).
     Status removeAll(const QStringList &ids);
@@ -68,6 +84,7 @@ public:
 Q_SIGNALS:
     void areaCreated(const flotilla::Area &area);
     void areaDeleted(const flotilla::Area &area);
+    void areaUpdated(const flotilla::Area &area);
 
 private:
     Status insertRows(const QList<Area> &areas);

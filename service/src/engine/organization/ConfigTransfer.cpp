@@ -7,6 +7,7 @@
 #include "organization/SecretTransfer.h"
 #include "permissions/RuleStore.h"
 #include "protocol/OrganizationNames.h"
+#include "protocol/ShapingNames.h"
 #include "protocol/WorktreeNames.h"
 
 #include <QDir>
@@ -20,6 +21,7 @@ namespace ok = wire::org::key;
 namespace oc = wire::org::code;
 namespace cat = wire::org::category;
 namespace wk = wire::worktree::key;
+namespace sk = wire::shaping::key;
 
 namespace {
 
@@ -57,8 +59,17 @@ bool isEmptyValue(const QJsonValue &v) {
            (v.isObject() && v.toObject().isEmpty());
 }
 
-const QStringList kCreateKeys{QString(k::Name_),    QString(k::Class), QString(k::Cwd),
-                              QString(k::Provider), QString(k::Model), QString(wk::Worktree)};
+const QStringList kCreateKeys{QString(k::Name_),    QString(k::Class),
+                              QString(k::Cwd),      QString(k::Provider),
+                              QString(k::Model),    QString(wk::Worktree),
+                              QString(sk::CustomInstructions), QString(sk::Skills)};
+
+QStringList secretNames(const ImportPlan &plan) {
+    QStringList names;
+    for (const SecretStore::NamedValue &s : plan.secrets)
+        names.append(s.name);
+    return names;
+}
 const QStringList kLabelKeys{QString(k::TaskLabel), QString(k::TrackingStatus),
                              QString(k::TrackingStatusDetail)};
 
@@ -85,9 +96,77 @@ const QStringList &ConfigTransfer::allCategories() {
     return list;
 }
 
-const QStringList &ConfigTransfer::supportedCategories() {
-    static const QStringList list{cat::Agents, cat::Areas, cat::Permissions, cat::SystemSettings};
+QStringList ConfigTransfer::supportedCategories() const {
+    QStringList list{cat::Agents, cat::Areas, cat::Permissions, cat::SystemSettings};
+    for (const CategoryTransfer *t : m_transfers)
+        list << t->categories();
     return list;
+}
+
+void ConfigTransfer::addTransfer(const CategoryTransfer &transfer) {
+    m_transfers.append(&transfer);
+}
+
+void ConfigTransfer::setSkillLookup(std::function<bool(const QString &)> known) {
+    m_skillKnown = std::move(known);
+}
+
+// The registered transfers' categories, with references resolved against the document's agents,
+// areas and skills and this service's; then the agents' own skills, which may name a skill of
+// the document.
+Status ConfigTransfer::validateTransfers(const QJsonObject &categories, ImportPlan &plan) const {
+    QSet<QString> docAgents, docSkills;
+    for (const ImportPlan::AgentEntry &e : std::as_const(plan.agents))
+        docAgents.insert(e.draft.name.toCaseFolded());
+    const QJsonArray skills = categories.value(cat::Skills).toArray();
+    for (const QJsonValue &skill : skills)
+        docSkills.insert(skill.toObject().value(sk::Slug).toString());
+    const ImportRefs refs{
+        [this, &docAgents](const QString &name) {
+            return docAgents.contains(name.toCaseFolded()) || m_agents.findByName(name);
+        },
+        [this, &plan](const QString &ref) {
+            return plan.areaRefs.contains(ref) || m_areas.find(ref) != nullptr;
+        },
+        [this, &docSkills](const QString &slug) {
+            return docSkills.contains(slug) || (m_skillKnown && m_skillKnown(slug));
+        }};
+    for (const CategoryTransfer *t : m_transfers) {
+        QJsonObject given;
+        const QStringList names = t->categories();
+        for (const QString &name : names) {
+            if (categories.contains(name))
+                given.insert(name, categories.value(name));
+        }
+        if (given.isEmpty())
+            continue;
+        auto pending = t->validate(given, refs, plan.conflicts, plan.warnings);
+        if (!pending)
+            return pending.error();
+        (t->phase() == CategoryTransfer::Phase::BeforeAgents ? plan.beforeAgents
+                                                             : plan.afterAgents)
+            .push_back(*pending);
+    }
+    for (qsizetype i = 0; i < plan.agents.size(); ++i) {
+        for (const QString &slug : std::as_const(plan.agents.at(i).draft.skills)) {
+            if (!refs.skillKnown(slug))
+                return Error::invalid(
+                    wire::shaping::code::UnknownSkill,
+                    QStringLiteral("categories.agents[%1]: no skill '%2' in the document or in "
+                                   "this service")
+                        .arg(i)
+                        .arg(slug));
+        }
+    }
+    return std::nullopt;
+}
+
+const CategoryTransfer *ConfigTransfer::transferFor(const QString &category) const {
+    for (const CategoryTransfer *t : m_transfers) {
+        if (t->categories().contains(category))
+            return t;
+    }
+    return nullptr;
 }
 
 namespace {
@@ -102,7 +181,7 @@ Error unknownCategories(const QStringList &unknown) {
 }
 } // namespace
 
-Result<QStringList> ConfigTransfer::parseCategories(const QString &csv, bool present) {
+Result<QStringList> ConfigTransfer::parseCategories(const QString &csv, bool present) const {
     if (!present)
         return supportedCategories();
     QStringList names, unknown;
@@ -143,6 +222,8 @@ QJsonObject ConfigTransfer::exportDocument(const QStringList &categories,
                      a.trackingStatus.isEmpty() ? QJsonValue() : QJsonValue(a.trackingStatus)},
                     {k::TrackingStatusDetail, a.trackingStatusDetail},
                     {k::AreaId, a.areaId.isEmpty() ? QJsonValue() : QJsonValue(a.areaId)},
+                    {sk::CustomInstructions, a.customInstructions},
+                    {sk::Skills, QJsonArray::fromStringList(a.skills)},
                 };
                 if (a.worktree.isSet()) {
                     // As it was asked for: the place in the repository, and a worktree to make
@@ -163,13 +244,20 @@ QJsonObject ConfigTransfer::exportDocument(const QStringList &categories,
                 areas.append(QJsonObject{
                     {k::Id, a.id},
                     {k::Name_, a.name},
-                    {ok::Color, a.color.isEmpty() ? QJsonValue() : QJsonValue(a.color)}});
+                    {ok::Color, a.color.isEmpty() ? QJsonValue() : QJsonValue(a.color)},
+                    {sk::Instructions, a.instructions}});
             }
             out.insert(name, areas);
         } else if (name == cat::SystemSettings) {
             out.insert(name, QJsonObject{{k::Prompt, m_prompt.prompt()}});
         } else if (name == cat::Permissions) {
             out.insert(name, exportRules(m_rules.rules(), m_agents));
+        } else if (const CategoryTransfer *t = transferFor(name)) {
+            const ExportRefs refs{[this](const QString &id) {
+                const Agent *a = m_agents.find(id);
+                return a ? a->name : QString();
+            }};
+            out.insert(name, t->exportCategory(name, refs));
         } else {
             out.insert(name, QJsonArray()); // a category Flotilla has no data for
         }
@@ -235,6 +323,8 @@ Result<ImportPlan> ConfigTransfer::validate(const QJsonObject &doc) const {
         if (Status e = validateAgents(categories.value(cat::Agents), plan.areaRefs, plan))
             return *e;
     }
+    if (Status e = validateTransfers(categories, plan))
+        return *e;
     if (categories.contains(cat::SystemSettings)) {
         if (Status e = validateSettings(categories.value(cat::SystemSettings), plan))
             return *e;
@@ -325,7 +415,7 @@ Status ConfigTransfer::validateAgents(const QJsonValue &value, const QStringList
             return e;
         ImportPlan::AgentEntry entry;
         // The same parsers as POST /api/agents and PATCH: an import accepts nothing they refuse.
-        const auto draft = parseAgentDraft(pick(o, kCreateKeys), m_agents.providers());
+        const auto draft = m_agents.parseDraft(pick(o, kCreateKeys), false);
         if (!draft)
             return at(where, draft.error());
         if (Status e = m_agents.checkDraft(*draft)) // its cwd; a repository, a base that resolves
@@ -394,10 +484,31 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
     QStringList agentIds, areaIds;
     QHash<QString, QString> areaIdByRef;
     QJsonArray agentsOut, areasOut;
+    // Applied transfers, newest last: a failure undoes them newest first.
+    std::vector<PendingImport *> applied;
+    const auto undoTransfers = [&applied] {
+        for (auto it = applied.rbegin(); it != applied.rend(); ++it)
+            (*it)->undo();
+    };
+    const ImportIds ids{[this](const QString &name) {
+                            const Agent *a = m_agents.findByName(name);
+                            return a ? a->id : QString();
+                        },
+                        [&areaIdByRef](const QString &ref) { return areaIdByRef.value(ref, ref); }};
+    for (const auto &pending : plan.beforeAgents) {
+        if (Status e = pending->apply(ids)) {
+            undoTransfers();
+            return Error::internal(e->code,
+                                   QStringLiteral("import failed and was undone: ") + e->message);
+        }
+        applied.push_back(pending.get());
+    }
     if (!plan.areas.isEmpty()) {
         const auto created = m_areas.createAll(plan.areas);
-        if (!created)
+        if (!created) {
+            undoTransfers();
             return created.error();
+        }
         for (qsizetype i = 0; i < created->size(); ++i) {
             const Area &a = created->at(i);
             areaIds.append(a.id);
@@ -407,6 +518,7 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
         }
     }
     auto fail = [&](const Error &e) -> Error {
+        undoTransfers();
         undo(agentIds, areaIds);
         qCWarning(lcOrg).noquote() << "config import failed and was undone:" << e.message;
         return Error::internal(e.code,
@@ -444,12 +556,19 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
             return fail(*e);
         }
     }
+    for (const auto &pending : plan.afterAgents) {
+        if (Status e = pending->apply(ids)) {
+            removeRules();
+            if (Status undone = m_secrets.removeAll(secretNames(plan)))
+                qCCritical(lcOrg).noquote()
+                    << "undoing import: secrets could not be removed:" << undone->message;
+            return fail(*e);
+        }
+        applied.push_back(pending.get());
+    }
     if (plan.prompt) {
         if (Status e = m_prompt.setPrompt(*plan.prompt)) {
-            QStringList names;
-            for (const SecretStore::NamedValue &s : plan.secrets)
-                names.append(s.name);
-            if (Status undone = m_secrets.removeAll(names))
+            if (Status undone = m_secrets.removeAll(secretNames(plan)))
                 qCCritical(lcOrg).noquote()
                     << "undoing import: secrets could not be removed:" << undone->message;
             removeRules();
@@ -465,6 +584,15 @@ Result<QJsonObject> ConfigTransfer::apply(const ImportPlan &plan) {
         parts.append(QStringLiteral("the system prompt"));
     if (!plan.rules.isEmpty())
         parts.append(QStringLiteral("%1 permission rule(s)").arg(plan.rules.size()));
+    for (const auto *list : {&plan.beforeAgents, &plan.afterAgents}) {
+        for (const auto &pending : *list) {
+            const QJsonObject counts = pending->counts();
+            for (auto it = counts.constBegin(); it != counts.constEnd(); ++it) {
+                if (it.value().toInt() > 0)
+                    parts.append(QStringLiteral("%1 %2").arg(it.value().toInt()).arg(it.key()));
+            }
+        }
+    }
     m_activity.record(wire::org::activity::ConfigImported,
                       QStringLiteral("Imported ") + parts.join(QStringLiteral(", ")));
     qCInfo(lcOrg).noquote() << "config imported:" << parts.join(QStringLiteral(", "));
@@ -493,14 +621,22 @@ QJsonObject ConfigTransfer::summary(const ImportPlan &plan, bool dryRun,
         for (const AreaDraft &a : plan.areas)
             areas.append(QJsonObject{{k::Id, QJsonValue()}, {k::Name_, a.name}});
     }
+    QJsonObject imported{{cat::Agents, plan.agents.size()},
+                         {cat::Areas, plan.areas.size()},
+                         {cat::SystemSettings, plan.prompt ? 1 : 0},
+                         {cat::Permissions, plan.rules.size()},
+                         {ok::Secrets, plan.secrets.size()}};
+    for (const auto *list : {&plan.beforeAgents, &plan.afterAgents}) {
+        for (const auto &pending : *list) {
+            const QJsonObject counts = pending->counts();
+            for (auto it = counts.constBegin(); it != counts.constEnd(); ++it)
+                imported.insert(it.key(), it.value());
+        }
+    }
     return QJsonObject{
         {k::Success, true},
         {ok::DryRun, dryRun},
-        {ok::Imported, QJsonObject{{cat::Agents, plan.agents.size()},
-                                   {cat::Areas, plan.areas.size()},
-                                   {cat::SystemSettings, plan.prompt ? 1 : 0},
-                                   {cat::Permissions, plan.rules.size()},
-                                   {ok::Secrets, plan.secrets.size()}}},
+        {ok::Imported, imported},
         {ok::Agents, agents},
         {ok::Areas, areas},
         {ok::Skipped, QJsonArray::fromStringList(plan.skipped)},

@@ -13,13 +13,16 @@
 #include "domain/AgentValidation.h"
 #include "exec/SecretStore.h"
 #include "organization/AreaStore.h"
+#include "organization/CategoryTransfer.h"
 #include "organization/PermissionTransfer.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 namespace flotilla {
 
@@ -41,6 +44,8 @@ struct ImportPlan {
     std::optional<QString> prompt;
     QList<RuleImport> rules; // the permissions category
     QList<SecretStore::NamedValue> secrets;
+    // The registered transfers' parsed categories, in the order they are applied.
+    std::vector<std::shared_ptr<PendingImport>> beforeAgents, afterAgents;
     QStringList skipped;  // categories present but empty, that Flotilla has no data for
     QStringList warnings; // what is imported differently from the document
     QJsonArray conflicts; // [{category, name}] clashing with existing state: 409, nothing applied
@@ -58,9 +63,13 @@ public:
 
     // The twelve names of GET /api/config/categories, and the ones Flotilla holds data for.
     static const QStringList &allCategories();
-    static const QStringList &supportedCategories();
+    QStringList supportedCategories() const;
     // "agents,areas" -> names; absent -> the supported ones; unknown or empty -> 422.
-    static Result<QStringList> parseCategories(const QString &csv, bool present);
+    Result<QStringList> parseCategories(const QString &csv, bool present) const;
+    // A feature's categories (CategoryTransfer.h); `transfer` outlives this object.
+    void addTransfer(const CategoryTransfer &transfer);
+    // Whether this service has a skill of that slug (agents' `skills` on import).
+    void setSkillLookup(std::function<bool(const QString &slug)> known);
 
     // includeSecrets adds the top-level "secrets": [{name, value}] (every stored secret).
     QJsonObject exportDocument(const QStringList &categories, bool includeSecrets = false) const;
@@ -78,6 +87,8 @@ private:
     Status validateAreas(const QJsonValue &value, ImportPlan &plan) const;
     Status validateSettings(const QJsonValue &value, ImportPlan &plan) const;
     void undo(const QStringList &agentIds, const QStringList &areaIds);
+    const CategoryTransfer *transferFor(const QString &category) const;
+    Status validateTransfers(const QJsonObject &categories, ImportPlan &plan) const;
 
     AgentRegistry &m_agents;
     AreaStore &m_areas;
@@ -86,6 +97,8 @@ private:
     ActivityLog &m_activity;
     RuleStore &m_rules;
     Clock m_clock;
+    QList<const CategoryTransfer *> m_transfers;
+    std::function<bool(const QString &)> m_skillKnown;
 };
 
 } // namespace flotilla

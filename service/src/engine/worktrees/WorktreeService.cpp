@@ -135,7 +135,8 @@ void WorktreeService::merge(const QString &agentId, const MergeOptions &options,
     request.target = target;
     request.message = options.message;
     MergeTask::start(
-        m_git, m_env, request, this, [this, agentId, targetKey, done](const MergeResult &result) {
+        m_git, m_env, request, this,
+        [this, agentId, targetKey, done, strategy = options.strategy](const MergeResult &result) {
             m_merging.remove(agentId);
             m_mergeTargets.remove(targetKey);
             if (!result.error && !result.alreadyUpToDate) {
@@ -150,6 +151,8 @@ void WorktreeService::merge(const QString &agentId, const MergeOptions &options,
                 check(agentId, true, true);
             }
             done(result);
+            if (!result.error && !result.alreadyUpToDate)
+                Q_EMIT merged(agentId, strategy, result);
         });
 }
 

@@ -58,6 +58,10 @@ public:
 Q_SIGNALS:
     // A turn (or a merge) changed what the agent's diff shows: its files now.
     void diffChanged(const QString &agentId, const QJsonArray &files);
+    // A merge brought the agent's work into its target (not emitted when already up to date):
+    // hooks on worktree_merged read it.
+    void merged(const QString &agentId, const QString &strategy,
+                const flotilla::MergeResult &result);
 
 private:
     // The agent, if it has a worktree that still exists: 404, 409 no_worktree otherwise.

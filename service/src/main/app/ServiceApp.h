@@ -18,13 +18,29 @@ class AgentRegistry;
 class AgentRuntime;
 class AgentTokens;
 class AgentsController;
+class AreaStore;
+class ClassCatalog;
+class ClassesController;
+class InstructionComposer;
+class ShapingTransfer;
+class SkillCatalog;
+class SkillMaterializer;
+class SkillsController;
+class AssetStore;       // saved prompts and 3D models
+class AssetsController; // saved prompts and 3D models
 class BossController;
+class BuildingStore;       // buildings
+class BuildingSupervisor;  // buildings
+class BuildingsController; // buildings
 class ConfigController;
 class Database;
 class EventHub;
 class ExecController;
 class HealthController;
 class HistoryController;
+class HookRunner;      // hooks
+class HookStore;       // hooks
+class HooksController; // hooks
 class HttpServer;
 class NotificationChannelsController;
 class NotificationService;
@@ -33,6 +49,8 @@ class OrganizationController;
 class PermissionBroker;
 class PermissionHookController;
 class PermissionRulesController;
+class PromptStore;       // saved prompts and 3D models
+class PromptsController; // saved prompts and 3D models
 class ProviderRegistry;
 class RuleStore;
 class RuntimeController;
@@ -76,6 +94,11 @@ public:
     ProviderRegistry &providers() { return *m_providers; }
     // Usage records and budgets; tests record scripted usage here.
     UsageService &usage() { return *m_usage; }
+    // Hooks and their runner; tests record runs and watch the runner here. (hooks)
+    HookStore &hookStore() { return *m_hookStore; }
+    HookRunner &hookRunner() { return *m_hookRunner; }
+    // The buildings' processes; tests shorten their delays here. (buildings)
+    BuildingSupervisor &buildings() { return *m_buildings; }
 
 private:
     // The steps of start(), in their order; each returns a failure or builds what it names.
@@ -86,6 +109,7 @@ private:
     std::optional<StartFailure> openDatabase();
     void registerProviders();
     std::optional<StartFailure> buildDomain();
+    std::optional<StartFailure> buildShaping();
     void buildTransport();
     void buildEngine();
     void wireRuntimeEvents();
@@ -110,6 +134,13 @@ private:
     std::unique_ptr<NotificationService> m_notifications;
     std::unique_ptr<UsageService> m_usage;
     std::unique_ptr<SystemPromptStore> m_prompt;
+    // What shapes agents (engine/shaping): built with the domain, before the runtime asks.
+    std::unique_ptr<SkillCatalog> m_skills;
+    std::unique_ptr<ClassCatalog> m_classes;
+    std::unique_ptr<AreaStore> m_areas;
+    std::unique_ptr<SkillMaterializer> m_skillFiles;
+    std::unique_ptr<InstructionComposer> m_composer;
+    std::unique_ptr<ShapingTransfer> m_shapingTransfer;
     std::unique_ptr<AgentTokens> m_agentTokens;
     std::unique_ptr<HttpServer> m_http;
     std::unique_ptr<EventHub> m_hub;
@@ -118,6 +149,14 @@ private:
     std::unique_ptr<WorktreeService> m_worktrees;
     std::unique_ptr<SecretStore> m_secrets;
     std::unique_ptr<RuleStore> m_permissionRules;
+    // Saved prompts and stored 3D models: built before the controllers, which (config transfer
+    // included) use them.
+    std::unique_ptr<PromptStore> m_promptStore;
+    std::unique_ptr<AssetStore> m_assetStore;
+    std::unique_ptr<HookStore> m_hookStore;   // hooks
+    std::unique_ptr<HookRunner> m_hookRunner; // hooks
+    std::unique_ptr<BuildingStore> m_buildingStore;   // buildings
+    std::unique_ptr<BuildingSupervisor> m_buildings;  // buildings
     std::unique_ptr<AgentsController> m_agentsController;
     std::unique_ptr<NotificationsController> m_notificationsController;
     std::unique_ptr<SystemPromptController> m_promptController;
@@ -135,6 +174,12 @@ private:
     std::unique_ptr<PermissionHookController> m_permissionHookController;
     std::unique_ptr<PermissionRulesController> m_permissionRulesController;
     std::unique_ptr<WebController> m_webController;
+    std::unique_ptr<ClassesController> m_classesController;
+    std::unique_ptr<SkillsController> m_skillsController;
+    std::unique_ptr<PromptsController> m_promptsController; // saved prompts and 3D models
+    std::unique_ptr<AssetsController> m_assetsController;   // saved prompts and 3D models
+    std::unique_ptr<HooksController> m_hooksController; // hooks
+    std::unique_ptr<BuildingsController> m_buildingsController; // buildings
     quint16 m_port = 0;
     QString m_agentUrl;
     bool m_stopped = false;

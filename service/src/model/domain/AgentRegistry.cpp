@@ -1,6 +1,7 @@
 #include "domain/AgentRegistry.h"
 
 #include "base/Logging.h"
+#include "protocol/ShapingNames.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
 #include "storage/Database.h"
@@ -100,6 +101,29 @@ bool AgentRegistry::nameTaken(const QString &name, const QString &exceptId) cons
     return it != m_idByFoldedName.constEnd() && *it != exceptId;
 }
 
+Result<AgentDraft> AgentRegistry::parseDraft(const QJsonObject &body, bool checkSkills) const {
+    auto draft = parseAgentDraft(m_classes ? m_classes->withDefaults(body) : body, m_providers);
+    if (!draft || !checkSkills)
+        return draft;
+    if (Status e = this->checkSkills(draft->skills))
+        return *e;
+    return draft;
+}
+
+Status AgentRegistry::checkSkills(const QStringList &slugs) const {
+    const QStringList unknown = m_classes ? m_classes->unknownSkills(slugs) : QStringList();
+    if (unknown.isEmpty())
+        return std::nullopt;
+    return Error::invalid(wire::shaping::code::UnknownSkill,
+                          QStringLiteral("no skill '%1'; create it first (POST /api/skills)")
+                              .arg(unknown.join(QStringLiteral("', '"))));
+}
+
+const Agent *AgentRegistry::findByName(const QString &name) const {
+    const auto it = m_idByFoldedName.constFind(name.toCaseFolded());
+    return it == m_idByFoldedName.constEnd() ? nullptr : find(*it);
+}
+
 Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
     if (nameTaken(draft.name, QString()))
         return Error::conflict(
@@ -128,6 +152,8 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
         a.permissionMode = draft.permissionMode;
     a.idleTimeoutSeconds = draft.idleTimeoutSeconds;
     a.budget = draft.budget;
+    a.customInstructions = draft.customInstructions;
+    a.skills = draft.skills;
     if (placed) {
         a.cwd = placed->cwd;
         a.worktree = placed->worktree;
@@ -162,6 +188,10 @@ Result<Agent> AgentRegistry::patch(const QString &id, const AgentPatch &patch) {
         updated.trackingStatusDetail = *patch.trackingStatusDetail;
     if (patch.idleTimeoutSeconds)
         updated.idleTimeoutSeconds = *patch.idleTimeoutSeconds;
+    if (patch.customInstructions)
+        updated.customInstructions = *patch.customInstructions;
+    if (patch.skills)
+        updated.skills = *patch.skills;
     if (patch.budget)
         updated.budget = *patch.budget;
     if (updated == *it)

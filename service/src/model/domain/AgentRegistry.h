@@ -6,6 +6,7 @@
 #include "base/Clock.h"
 #include "base/Error.h"
 #include "domain/AgentValidation.h"
+#include "domain/ClassDefaults.h"
 #include "domain/ProviderCatalog.h"
 #include "domain/WorktreeHooks.h"
 #include "protocol/Agent.h"
@@ -57,6 +58,15 @@ public:
 
     // Set once by the composition root; without it a draft asking for a worktree is refused.
     void setWorktreeHooks(WorktreeHooks *hooks) { m_worktrees = hooks; }
+    // The classes and skills agents are created against (domain/ClassDefaults.h); without it
+    // (tests of the registry alone) a class is a label and `skills` are not checked.
+    void setClassDefaults(const ClassDefaults *classes) { m_classes = classes; }
+    // A create body as every way of creating an agent reads it: its class's defaults applied,
+    // then parseAgentDraft, then its skills checked (422 unknown_skill) unless `checkSkills` is
+    // off (a config import whose document brings the skills).
+    Result<AgentDraft> parseDraft(const QJsonObject &body, bool checkSkills = true) const;
+    // 422 unknown_skill naming the slugs that are no skill.
+    Status checkSkills(const QStringList &slugs) const;
     // Directories no agent may work in (set once by the composition root): the service's data
     // and worktrees directories and its config directory. An agent there could read the
     // secrets and rewrite the database its own rights live in; its own worktree, which the
@@ -67,6 +77,8 @@ public:
     Status checkDraft(const AgentDraft &draft) const;
 
     const Agent *find(const QString &id) const;
+    // By name, case-insensitively (names are unique that way); nullptr when none.
+    const Agent *findByName(const QString &name) const;
     QList<Agent> agents() const;
     int count() const { return int(m_order.size()); }
 
@@ -103,6 +115,7 @@ private:
     QByteArray m_statusCache;
     QByteArray m_simpleCache;
     bool m_cachesValid = false;
+    const ClassDefaults *m_classes = nullptr;
     WorktreeHooks *m_worktrees = nullptr;
     QStringList m_forbiddenCwdRoots; // canonical absolute paths
 };

@@ -2,6 +2,7 @@
 
 #include "domain/BudgetValidation.h"
 #include "domain/DisplayText.h"
+#include "protocol/ShapingNames.h"
 #include "protocol/PermissionNames.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
@@ -19,6 +20,7 @@ namespace c = wire::code;
 namespace perm = wire::permission;
 namespace wk = wire::worktree::key;
 namespace uk = wire::usage::key;
+namespace sk = wire::shaping::key;
 
 namespace {
 
@@ -124,7 +126,8 @@ Status validateProviderModel(const QString &provider, const QString &model,
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalog &providers) {
     if (Status st = rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model,
                                                k::PermissionMode, uk::IdleTimeoutSeconds,
-                                               uk::Budget, wk::Worktree}))
+                                               uk::Budget, wk::Worktree, sk::CustomInstructions,
+                                               sk::Skills}))
         return *st;
     AgentDraft d;
 
@@ -150,8 +153,7 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalo
     if (!cls)
         return cls.error();
     d.agentClass = cls->value_or(QStringLiteral("builder"));
-    static const QRegularExpression classRe(QStringLiteral("^[a-z][a-z0-9-]{0,39}$"));
-    if (!classRe.match(d.agentClass).hasMatch()) {
+    if (!isSlug(d.agentClass)) {
         return Error::invalid(
             c::InvalidValue,
             QStringLiteral("field 'class' must match [a-z][a-z0-9-]{0,39}, got '%1'")
@@ -218,13 +220,23 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalo
     if (!worktree)
         return worktree.error();
     d.worktree = *worktree;
+
+    const auto instructions = parseInstructions(body, sk::CustomInstructions);
+    if (!instructions)
+        return instructions.error();
+    d.customInstructions = instructions->value_or(QString());
+    const auto skills = parseSlugList(body, sk::Skills);
+    if (!skills)
+        return skills.error();
+    d.skills = skills->value_or(QStringList());
     return d;
 }
 
 Result<AgentPatch> parseAgentPatch(const QJsonObject &body) {
     if (Status st =
             rejectUnknownFields(body, {k::TaskLabel, k::TrackingStatus, k::TrackingStatusDetail,
-                                       uk::IdleTimeoutSeconds, uk::Budget}))
+                                       uk::IdleTimeoutSeconds, uk::Budget,
+                                       sk::CustomInstructions, sk::Skills}))
         return *st;
     AgentPatch p;
     auto label = optionalString(body, k::TaskLabel, true);
@@ -266,7 +278,64 @@ Result<AgentPatch> parseAgentPatch(const QJsonObject &body) {
     if (!budget)
         return budget.error();
     p.budget = *budget;
+    const auto instructions = parseInstructions(body, sk::CustomInstructions);
+    if (!instructions)
+        return instructions.error();
+    p.customInstructions = *instructions;
+    const auto skills = parseSlugList(body, sk::Skills);
+    if (!skills)
+        return skills.error();
+    p.skills = *skills;
     return p;
+}
+
+bool isSlug(const QString &text) {
+    static const QRegularExpression slugRe(QStringLiteral("^[a-z][a-z0-9-]{0,39}$"));
+    return slugRe.match(text).hasMatch();
+}
+
+Result<std::optional<QString>> parseInstructions(const QJsonObject &body, QLatin1String key) {
+    auto text = optionalString(body, key, true);
+    if (!text)
+        return text.error();
+    if (*text && text->value().toUtf8().size() > limits::kInstructionsMaxBytes)
+        return Error::invalid(c::InvalidValue, QStringLiteral("field '%1' is longer than %2 bytes")
+                                                   .arg(key)
+                                                   .arg(limits::kInstructionsMaxBytes));
+    return *text;
+}
+
+Result<std::optional<QStringList>> parseSlugList(const QJsonObject &body, QLatin1String key) {
+    if (!body.contains(key))
+        return std::optional<QStringList>();
+    const QJsonValue value = body.value(key);
+    if (value.isNull())
+        return std::optional<QStringList>(QStringList());
+    if (!value.isArray())
+        return Error::badRequest(c::WrongType,
+                                 QStringLiteral("field '%1' must be an array of slugs").arg(key));
+    const QJsonArray items = value.toArray();
+    if (items.size() > limits::kSkillsMax)
+        return Error::invalid(c::InvalidValue, QStringLiteral("field '%1' has more than %2 items")
+                                                   .arg(key)
+                                                   .arg(limits::kSkillsMax));
+    QStringList out;
+    for (const QJsonValue &item : items) {
+        if (!item.isString())
+            return Error::badRequest(
+                c::WrongType, QStringLiteral("field '%1' must be an array of strings").arg(key));
+        const QString slug = item.toString();
+        if (!isSlug(slug))
+            return Error::invalid(
+                c::InvalidValue,
+                QStringLiteral("field '%1' holds '%2', which does not match [a-z][a-z0-9-]{0,39}")
+                    .arg(key, slug.left(60)));
+        if (out.contains(slug))
+            return Error::invalid(c::InvalidValue,
+                                  QStringLiteral("field '%1' names '%2' twice").arg(key, slug));
+        out.append(slug);
+    }
+    return std::optional<QStringList>(out);
 }
 
 } // namespace flotilla

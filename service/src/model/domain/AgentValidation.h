@@ -30,6 +30,8 @@ struct AgentDraft {
     int idleTimeoutSeconds = -1; // -1: the service's --idle-timeout
     Budget budget;               // unset: none
     std::optional<WorktreeRequest> worktree;
+    QString customInstructions; // "" = none
+    QStringList skills;         // slugs, well-formed and unique; that they exist is the caller's
 };
 
 struct AgentPatch {
@@ -38,6 +40,8 @@ struct AgentPatch {
     std::optional<QString> trackingStatusDetail;
     std::optional<int> idleTimeoutSeconds; // -1: null (the service's --idle-timeout)
     std::optional<Budget> budget;          // an unset Budget: null (none)
+    std::optional<QString> customInstructions;
+    std::optional<QStringList> skills;
 };
 
 namespace limits {
@@ -45,12 +49,25 @@ inline constexpr int kNameMax = 100;
 inline constexpr int kTaskLabelMax = 200;
 inline constexpr int kDetailMax = 2000;
 inline constexpr int kRefMax = 200; // worktree.baseRef and worktree.branch
+// Instructions are markdown the model reads on every request: 64 KiB is pages of text, and the
+// composed prompt must still fit the CLIs' command lines and the model's context.
+inline constexpr int kInstructionsMaxBytes = 64 * 1024;
+inline constexpr int kSkillsMax = 64; // per agent or class
 } // namespace limits
 
 // `provider` defaults to providers.defaultProvider(), `model` to that provider's default model
 // (docs/api.md); both are checked against `providers`.
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalog &providers);
 Result<AgentPatch> parseAgentPatch(const QJsonObject &body);
+
+// `key` (customInstructions, instructions) absent -> nullopt; a string of at most
+// kInstructionsMaxBytes UTF-8 bytes (null -> ""); else 400/422.
+Result<std::optional<QString>> parseInstructions(const QJsonObject &body, QLatin1String key);
+// `key` (skills) absent -> nullopt; an array of unique slugs ([a-z][a-z0-9-]{0,39}), at most
+// kSkillsMax; else 400/422.
+Result<std::optional<QStringList>> parseSlugList(const QJsonObject &body, QLatin1String key);
+// The slug of classes and skills, and an agent's `class`.
+bool isSlug(const QString &text);
 
 // provider must be one of `providers` and model well-formed (used by create and
 // bulk/change-model).

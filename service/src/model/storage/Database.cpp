@@ -108,6 +108,24 @@ const char *const kMigrations[] = {
     "  cost_usd REAL NOT NULL);"
     "CREATE INDEX usage_turns_agent ON usage_turns (agent_id, at);"
     "CREATE INDEX usage_turns_at ON usage_turns (at);",
+    // 6 -> 7: what shapes agents (classes, skills, saved prompts, hooks, buildings: one JSON row
+    // per item, CatalogStore), each hook's runs, and opaque uploaded assets (3D models)
+    "CREATE TABLE catalog ("
+    "  kind TEXT NOT NULL,"
+    "  key TEXT NOT NULL,"
+    "  seq INTEGER NOT NULL,"
+    "  data TEXT NOT NULL,"
+    "  PRIMARY KEY (kind, key));"
+    "CREATE TABLE hook_runs ("
+    "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  hook_id TEXT NOT NULL,"
+    "  data TEXT NOT NULL);"
+    "CREATE INDEX hook_runs_hook ON hook_runs (hook_id, seq);"
+    "CREATE TABLE assets ("
+    "  id TEXT PRIMARY KEY NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  data TEXT NOT NULL,"
+    "  bytes BLOB NOT NULL);",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
               "one migration per schema version");

@@ -19,7 +19,7 @@ class Database final {
 public:
     // Newest schema this build writes. Older files are migrated forward at open; a newer file
     // (written by a later Flotilla) is refused rather than damaged.
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
 
     ~Database();
 

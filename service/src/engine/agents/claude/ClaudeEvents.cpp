@@ -81,6 +81,8 @@ void parseAssistant(const QJsonObject &line, QList<AgentEvent> &out) {
         e.toolUseId = str(block, "id");
         e.toolName = str(block, "name");
         e.toolInput = block.value(QLatin1String("input")).toObject();
+        if (e.toolName == QLatin1String("Skill"))
+            e.skill = e.toolInput.value(QLatin1String("skill")).toString();
         e.parentToolUseId = parent;
         out.append(e);
     }

@@ -77,7 +77,15 @@ AgentLaunch ClaudeProvider::launch(const LaunchRequest &request) const {
     launch.resumeId = request.resumeId;
     launch.model = request.model;
     launch.systemPrompt = request.systemPrompt;
+    launch.skillsDir = request.skillsDir;
     launch.arguments = arguments(launch);
+    // The class's tool lists, in the CLI's own rule syntax (e.g. "Bash(git:*)").
+    if (!request.allowedTools.isEmpty())
+        launch.arguments << QStringLiteral("--allowedTools")
+                         << request.allowedTools.join(QLatin1Char(','));
+    if (!request.disallowedTools.isEmpty())
+        launch.arguments << QStringLiteral("--disallowedTools")
+                         << request.disallowedTools.join(QLatin1Char(','));
     if (!launch.resumeId.isEmpty() && !m_config.home.isEmpty()) {
         const auto file = claude::findSession(claude::projectDirsFor(m_config.home, request.cwd),
                                               launch.resumeId);
@@ -109,6 +117,10 @@ QStringList ClaudeProvider::arguments(const AgentLaunch &launch) const {
         args << QStringLiteral("--model") << launch.model;
     if (!launch.systemPrompt.isEmpty())
         args << QStringLiteral("--append-system-prompt") << launch.systemPrompt;
+    // The agent's skills, as a plugin for this session only: namespaced flotilla:<skill>, and
+    // nothing written into the user's repository or ~/.claude (verified with 2.1.329).
+    if (!launch.skillsDir.isEmpty())
+        args << QStringLiteral("--plugin-dir") << launch.skillsDir;
     if (m_config.permissionHooks)
         args << QStringLiteral("--settings") << hookSettings();
     return args;

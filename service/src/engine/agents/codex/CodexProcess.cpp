@@ -216,6 +216,17 @@ void CodexProcess::onResponse(const codex::Message &m) {
     const QString method = m_requests.take(m.id.toInt());
     if (method == QLatin1String("initialize")) {
         m_lines->write(codex::notification(QStringLiteral("initialized")));
+        if (m_launch.skillsDir.isEmpty()) {
+            openThread(!m_launch.resumeId.isEmpty());
+        } else {
+            // The agent's skills, as one more skills root of this app-server (Codex lists
+            // their names and descriptions in every request; verified with 0.169.0). Set before
+            // the thread opens, so its first turn already has them.
+            send(QStringLiteral("skills/extraRoots/set"),
+                 {{QStringLiteral("extraRoots"),
+                   QJsonArray{QString(m_launch.skillsDir + QStringLiteral("/skills"))}}});
+        }
+    } else if (method == QLatin1String("skills/extraRoots/set")) {
         openThread(!m_launch.resumeId.isEmpty());
     } else if (method == QLatin1String("thread/start") ||
                method == QLatin1String("thread/resume")) {
@@ -238,7 +249,10 @@ void CodexProcess::onResponse(const codex::Message &m) {
 void CodexProcess::onErrorResponse(const codex::Message &m) {
     const QString method = m_requests.take(m.id.toInt());
     qCWarning(lcAgents).noquote() << "codex app-server refused" << method << ":" << m.errorMessage;
-    if (method == QLatin1String("thread/resume")) {
+    if (method == QLatin1String("skills/extraRoots/set")) {
+        // An agent without its skills is still an agent: say so in the log and go on.
+        openThread(!m_launch.resumeId.isEmpty());
+    } else if (method == QLatin1String("thread/resume")) {
         // The thread is gone (its rollout file removed): start afresh rather than fail forever.
         m_launch.resumeId.clear();
         openThread(false);

@@ -47,6 +47,7 @@ AgentLaunch CodexProvider::launch(const LaunchRequest &request) const {
     launch.resumeId = request.resumeId;
     launch.model = request.model;
     launch.systemPrompt = request.systemPrompt;
+    launch.skillsDir = request.skillsDir;
     // Every command and edit outside Codex's own read-only set asks, through the service's
     // permission flow, in both modes: "ask" agents' requests reach the user, "auto" agents' are
     // approved at once by the service, after the checks that apply in any mode (standing deny

@@ -1,0 +1,3 @@
+#include "buildings/BuildingsLogging.h"
+
+Q_LOGGING_CATEGORY(lcBuildings, "flotilla.buildings", QtInfoMsg)

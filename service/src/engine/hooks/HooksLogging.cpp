@@ -1,0 +1,3 @@
+#include "hooks/HooksLogging.h"
+
+Q_LOGGING_CATEGORY(lcHooks, "flotilla.hooks", QtInfoMsg)

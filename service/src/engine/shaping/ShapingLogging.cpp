@@ -1,0 +1,3 @@
+#include "shaping/ShapingLogging.h"
+
+Q_LOGGING_CATEGORY(lcShaping, "flotilla.shaping", QtInfoMsg)

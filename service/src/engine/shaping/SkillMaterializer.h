@@ -1,0 +1,43 @@
+#pragma once
+// Writes each agent's skills where its CLI reads them: one directory per agent under the data
+// directory (`<data dir>/agent-skills/<agent id>`), laid out as a Claude Code plugin named
+// `flotilla` (.claude-plugin/plugin.json and skills/<slug>/SKILL.md) that the CLI loads with
+// --plugin-dir; Codex reads the same skills/ folder as an extra skills root. Nothing is written
+// into the user's repository or home directory.
+//
+// A directory is rewritten only when its skills changed (the fingerprint), by building a new one
+// beside it and renaming it into place, so a CLI starting meanwhile never reads half a skill.
+
+#include "shaping/SkillCatalog.h"
+
+#include <QHash>
+#include <QString>
+
+namespace flotilla {
+
+class SkillMaterializer final {
+    Q_DISABLE_COPY_MOVE(SkillMaterializer)
+public:
+    struct Written {
+        QString dir; // empty: no skills
+        QString fingerprint;
+    };
+
+    explicit SkillMaterializer(QString root);
+    ~SkillMaterializer();
+
+    // The skills (in order) for `agentId`, written if they changed since the last call.
+    Written write(const QString &agentId, const QList<Skill> &skills);
+    // Removes the agent's directory (the agent was deleted).
+    void forget(const QString &agentId);
+
+    // SKILL.md as both CLIs read it: YAML front matter (name, description, allowed-tools) and
+    // the body.
+    static QByteArray skillFile(const Skill &skill);
+
+private:
+    QString m_root;
+    QHash<QString, QString> m_written; // agent id -> fingerprint on disk
+};
+
+} // namespace flotilla
