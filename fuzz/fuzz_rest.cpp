@@ -12,7 +12,8 @@
 // RequestPolicy first, as ConnectionGuard does for every request (docs/security.md).
 //
 // Commands are never run as written: POST /api/exec gets "true" followed by the letters,
-// digits, '_', braces and spaces of the fuzzed command (placeholders still expand).
+// digits, '_', braces and spaces of the fuzzed command (placeholders still expand); a building's
+// or a hook's argv is always ["true"].
 //
 // Invariants: every request is answered (asynchronous routes included) within 10 s; never a
 // 5xx but the documented 503 for the missing CLI; no token -> 401 on every route but the open ones
@@ -78,6 +79,20 @@ QByteArray harmlessExecBody(const QByteArray &body) {
     } else if (!command.isUndefined()) {
         o.insert(QLatin1String("command"), 42); // still the wrong type, never a command
     }
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+// Buildings and hooks run an argv without a shell: any array `command` becomes ["true"], so a
+// building the fuzzer starts or a hook an event triggers runs nothing; other types stay (and
+// are refused as they are).
+QByteArray harmlessArgvBody(const QByteArray &body) {
+    QJsonParseError err{};
+    QJsonDocument doc = QJsonDocument::fromJson(body, &err);
+    if (err.error != QJsonParseError::NoError || !doc.isObject())
+        return body;
+    QJsonObject o = doc.object();
+    if (o.value(QLatin1String("command")).isArray())
+        o.insert(QLatin1String("command"), QJsonArray{QStringLiteral("true")});
     return QJsonDocument(o).toJson(QJsonDocument::Compact);
 }
 
@@ -228,6 +243,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     request.body = knownIds(in.rest());
     if (request.method == Method::Post && route.pattern == QLatin1String("/api/exec"))
         request.body = harmlessExecBody(request.body);
+    if (route.pattern.startsWith(QLatin1String("/api/buildings")) ||
+        route.pattern.startsWith(QLatin1String("/api/hooks")))
+        request.body = harmlessArgvBody(request.body);
     if (flags & 16) {
         // What the connection guard asks before the request reaches the router.
         const PolicyFields fields{browser[0], browser[1], browser[2], browser[3],
