@@ -118,8 +118,9 @@ private Q_SLOTS:
             QVERIFY2(seenBy(rig.model(), 0).contains(QStringLiteral("BODY-MARK-12")),
                      qPrintable(rig.model().conversationOf(0)));
         } else {
-            rig.mock.queueToolUse(QStringLiteral("Skill"),
-                                  {{QStringLiteral("skill"), QStringLiteral("flotilla:checklist")}});
+            rig.mock.queueToolUse(
+                QStringLiteral("Skill"),
+                {{QStringLiteral("skill"), QStringLiteral("flotilla:checklist")}});
             rig.mock.queueText(QStringLiteral("used it"));
             QCOMPARE(rig.send(QStringLiteral("please review")).status, 200);
             QVERIFY(rig.waitTurns(1));
@@ -152,8 +153,9 @@ private Q_SLOTS:
             QCOMPARE(rig.send(QStringLiteral("apply $flotilla:checklist again")).status, 200);
             QVERIFY(rig.waitTurns(2));
         } else {
-            rig.mock.queueToolUse(QStringLiteral("Skill"),
-                                  {{QStringLiteral("skill"), QStringLiteral("flotilla:checklist")}});
+            rig.mock.queueToolUse(
+                QStringLiteral("Skill"),
+                {{QStringLiteral("skill"), QStringLiteral("flotilla:checklist")}});
             rig.mock.queueText(QStringLiteral("plain"));
             QCOMPARE(rig.send(QStringLiteral("review again")).status, 200);
             QVERIFY(rig.waitTurns(2));

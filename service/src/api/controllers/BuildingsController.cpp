@@ -3,11 +3,8 @@
 #include "buildings/BuildingStore.h"
 #include "buildings/BuildingSupervisor.h"
 #include "http/HttpServer.h"
-#include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
 #include "ws/EventHub.h"
-
-#include <QTimer>
 
 namespace flotilla {
 
@@ -41,8 +38,6 @@ BuildingsController::BuildingsController(BuildingStore &store, BuildingSuperviso
     , m_supervisor(supervisor) {
     wireEvents(hub);
 }
-
-BuildingsController::~BuildingsController() = default;
 
 void BuildingsController::registerRoutes(HttpServer &http) {
     http.route(Method::Get, kBase, [this](const ApiRequest &r) { return list(r); });
@@ -146,17 +141,6 @@ Reply BuildingsController::logs(const ApiRequest &r) const {
 
 void BuildingsController::wireEvents(EventHub &hub) {
     BuildingSupervisor *supervisor = &m_supervisor;
-    BuildingStore *store = &m_store;
-    // An area deleted (the organization module announces it through the hub): its buildings stay,
-    // without an area. Queued so that area_deleted leaves before their building_updated.
-    QObject::connect(&hub, &EventHub::broadcasted, store,
-                     [store](QLatin1String type, const QJsonValue &payload) {
-                         if (type != wire::org::msg::AreaDeleted)
-                             return;
-                         const QString areaId = payload.toObject().value(k::Id).toString();
-                         QTimer::singleShot(0, store,
-                                            [store, areaId] { store->forgetArea(areaId); });
-                     });
     // Created, deleted and state changes are few and a client must see them: queued even for a
     // lagging client. Output may be dropped for a client that does not read (the hub's rule).
     QObject::connect(&m_store, &BuildingStore::buildingCreated, &hub,

@@ -20,7 +20,6 @@ public:
     static constexpr int kTailMax = 10'000;
 
     BuildingsController(BuildingStore &store, BuildingSupervisor &supervisor, EventHub &hub);
-    ~BuildingsController();
 
     void registerRoutes(HttpServer &http);
 

@@ -391,7 +391,7 @@ Result<BuildingConfig> BuildingStore::check(const QJsonObject &body) const {
 Result<BuildingConfig> BuildingStore::create(const QJsonObject &body) {
     const auto parsed = check(body);
     if (!parsed)
-        return parsed;
+        return parsed.error();
     if (count() >= kMaxBuildings)
         return Error::conflict(wire::shaping::code::TooManyBuildings,
                                QStringLiteral("there are already %1 buildings (the limit); delete "
@@ -412,7 +412,7 @@ Result<BuildingConfig> BuildingStore::patch(const QString &id, const QJsonObject
         return Error::notFound(c::NotFound, QStringLiteral("no building with id '%1'").arg(id));
     const auto parsed = parse(body, current);
     if (!parsed)
-        return parsed;
+        return parsed.error();
     if (Status e = checkReferences(*parsed))
         return *e;
     BuildingConfig b = *parsed;

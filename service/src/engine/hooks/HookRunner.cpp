@@ -320,11 +320,11 @@ void HookRunner::finish(quint64 key, std::optional<int> exitCode, std::optional<
                                   << optional(exitCode) << "signal" << optional(signal);
     else
         qCDebug(lcHooks).noquote() << "hook" << run->job.hookId << "ended";
-    record(std::move(result));
+    record(result);
     schedulePump();
 }
 
-void HookRunner::record(QJsonObject run) {
+void HookRunner::record(const QJsonObject &run) {
     if (Status e = m_hooks.recordRun(run)) {
         if (e->kind == ErrorKind::NotFound)
             return; // deleted while it ran: nobody lists its runs any more

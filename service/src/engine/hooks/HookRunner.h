@@ -3,7 +3,7 @@
 // ever holding up whoever emitted the event:
 //  - submit() only picks the hooks (event, enabled, filter against the event's agent) and queues
 //    one job per hook; starting happens later from the event loop.
-//  - At most kMaxConcurrent processes run at once; the rest wait in a FIFO queue of at most
+//  - At most maxConcurrent (4) processes run at once; the rest wait in a FIFO queue of at most
 //    maxQueued jobs (beyond it a job is dropped, counted and logged).
 //  - Each process: argv from the hook (argv[0] absolute, or looked up in the hook environment's
 //    PATH), its own process group (base/ChildProcess), the event JSON on stdin (then closed), the
@@ -83,7 +83,7 @@ private:
     void read(Running &run);
     void finish(quint64 key, std::optional<int> exitCode, std::optional<int> signal,
                 const QString &error);
-    void record(QJsonObject run);
+    void record(const QJsonObject &run);
     QProcessEnvironment environmentFor(const Job &job) const;
 
     HookStore &m_hooks;

@@ -1,0 +1,743 @@
+// Hooks (docs/api.md "Hooks"): the routes and every refusal, an agent's token refused, and real
+// runs of real commands: a hook on turn_finished after a turn of the real Claude CLI against the
+// mock model reads the event on stdin and its environment; agent_created hooks (no model needed)
+// for the working directory, filters, failures, start errors, the output cap, the timeout that
+// ends the whole process group, the cap of 4 at once; the newest 200 runs kept per hook.
+
+#include "hooks/HookRunner.h"
+#include "hooks/HookStore.h"
+#include "protocol/ShapingNames.h"
+#include "protocol/WireNames.h"
+#include "support/AgentRig.h"
+#include "support/FileProbe.h"
+#include "support/GitRepo.h"
+#include "usage/UsageService.h"
+
+#include <QDir>
+#include <QFile>
+#include <QNetworkAccessManager>
+#include <QNetworkRequest>
+#include <QSet>
+#include <QTest>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+
+using namespace flotilla;
+using namespace flotilla::test;
+
+namespace {
+
+namespace k = wire::key;
+namespace c = wire::code;
+namespace sk = wire::shaping::key;
+namespace sm = wire::shaping::msg;
+
+const QByteArray kServiceToken = "hooks-service-token-0123456789abcdef";
+
+QByteArray json(const QJsonObject &o) {
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+QString str(const QJsonObject &o, QLatin1String key) {
+    return o.value(key).toString();
+}
+
+bool groupAlive(qint64 pgid) {
+    return pgid > 0 && (::kill(pid_t(-pgid), 0) == 0 || errno != ESRCH);
+}
+
+// KEY=value lines of an `env` dump.
+QHash<QString, QString> parseEnv(const QByteArray &dump) {
+    QHash<QString, QString> out;
+    for (const QByteArray &line : dump.split('\n')) {
+        const qsizetype eq = line.indexOf('=');
+        if (eq > 0)
+            out.insert(QString::fromUtf8(line.left(eq)), QString::fromUtf8(line.mid(eq + 1)));
+    }
+    return out;
+}
+
+QJsonArray sh(const QString &script, const QStringList &args = {}) {
+    QJsonArray argv{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script,
+                    QStringLiteral("hook")};
+    for (const QString &a : args)
+        argv.append(a);
+    return argv;
+}
+
+QJsonObject payloadOf(const QJsonObject &message) {
+    return message.value(k::Payload).toObject();
+}
+
+} // namespace
+
+class TestHooks final : public QObject {
+    Q_OBJECT
+
+    // For the tests that only read and refuse: one service for all their rows.
+    std::unique_ptr<AgentRig> m_shared;
+
+    static void expectError(const HttpResponse &r, int status, const QString &code) {
+        QVERIFY2(r.status == status, r.body.constData());
+        QCOMPARE(str(r.object(), k::Code), code);
+        QVERIFY(!str(r.object(), k::Error).isEmpty());
+    }
+    static QJsonObject addHook(AgentRig &rig, const QJsonObject &body) {
+        const HttpResponse r = rig.post(QStringLiteral("/api/hooks"), body);
+        if (r.status != 201)
+            qWarning() << "hook not created" << r.status << r.body;
+        return r.object();
+    }
+    static QJsonObject hookOn(const QString &event, const QString &name, const QJsonArray &command,
+                              const QJsonObject &extra = {}) {
+        QJsonObject body{{k::Name_, name}, {sk::Event, event}, {sk::Command, command}};
+        for (auto it = extra.begin(); it != extra.end(); ++it)
+            body.insert(it.key(), it.value());
+        return body;
+    }
+    static QUrl hookUrl(AgentRig &rig, const QString &id, const QString &rest = {}) {
+        return rig.svc->url(QStringLiteral("/api/hooks/") + id + rest);
+    }
+    // The hook_run events received for `hookId`, in order.
+    static QList<QJsonObject> runsOf(AgentRig &rig, const QString &hookId) {
+        QList<QJsonObject> out;
+        for (const QJsonObject &m : rig.ws->ofType(sm::HookRun)) {
+            if (str(payloadOf(m), sk::HookId) == hookId)
+                out.append(payloadOf(m));
+        }
+        return out;
+    }
+    static QJsonObject awaitRun(AgentRig &rig, const QString &hookId, int timeoutMs = 15000) {
+        if (!QTest::qWaitFor([&] { return !runsOf(rig, hookId).isEmpty(); }, timeoutMs))
+            return {};
+        return runsOf(rig, hookId).constFirst();
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        m_shared = std::make_unique<AgentRig>();
+        QVERIFY(m_shared->start());
+    }
+    void cleanupTestCase() { m_shared.reset(); }
+
+    void createReadUpdateDelete() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const QJsonObject created =
+            addHook(rig, hookOn(QStringLiteral("agent_finished"), QStringLiteral("notify me"),
+                                {QStringLiteral("notify-send"), QStringLiteral("done")}));
+        const QString id = str(created, k::Id);
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(str(created, k::Name_), QStringLiteral("notify me"));
+        QCOMPARE(str(created, sk::Event), QStringLiteral("agent_finished"));
+        QCOMPARE(created.value(sk::Command).toArray(),
+                 (QJsonArray{QStringLiteral("notify-send"), QStringLiteral("done")}));
+        // Defaults: no filter, the service's home, 30 s, enabled, never run.
+        QCOMPARE(created.value(sk::Filter).toObject(), QJsonObject());
+        QVERIFY(created.value(k::Cwd).isNull());
+        QCOMPARE(created.value(sk::TimeoutSeconds).toInt(), 30);
+        QCOMPARE(created.value(sk::Enabled).toBool(), true);
+        QVERIFY(created.contains(sk::LastRun) && created.value(sk::LastRun).isNull());
+        QVERIFY(created.value(k::CreatedAt).toInteger() > 0);
+        QCOMPARE(created.value(k::UpdatedAt), created.value(k::CreatedAt));
+        QVERIFY(rig.ws->waitFor(sm::HookCreated));
+        QCOMPARE(payloadOf(rig.ws->last(sm::HookCreated)), created);
+
+        // Every field given.
+        const QJsonObject full =
+            addHook(rig, hookOn(QStringLiteral("exec_finished"), QStringLiteral("full"),
+                                {QStringLiteral("/bin/true")},
+                                {{sk::Filter, QJsonObject{{k::AgentId, rig.agentId},
+                                                          {k::Class, QStringLiteral("builder")},
+                                                          {k::AreaId, QStringLiteral("area-1")}}},
+                                 {k::Cwd, rig.cwd},
+                                 {sk::TimeoutSeconds, 300},
+                                 {sk::Enabled, false}}));
+        QCOMPARE(full.value(sk::Filter).toObject().size(), 3);
+        QCOMPARE(str(full, k::Cwd), rig.cwd);
+        QCOMPARE(full.value(sk::TimeoutSeconds).toInt(), 300);
+        QCOMPARE(full.value(sk::Enabled).toBool(), false);
+
+        const HttpResponse list = rig.http.get(rig.svc->url(QStringLiteral("/api/hooks")));
+        QCOMPARE(list.status, 200);
+        QCOMPARE(list.array(), (QJsonArray{created, full}));
+        const HttpResponse one = rig.http.get(hookUrl(rig, id));
+        QCOMPARE(one.status, 200);
+        QCOMPARE(one.object(), created);
+        const HttpResponse noRuns = rig.http.get(hookUrl(rig, id, QStringLiteral("/runs")));
+        QCOMPARE(noRuns.status, 200);
+        QCOMPARE(noRuns.array(), QJsonArray());
+
+        const HttpResponse patched = rig.http.patch(
+            hookUrl(rig, id), {{k::Name_, QStringLiteral("renamed")},
+                               {sk::Event, QStringLiteral("turn_finished")},
+                               {sk::Filter, QJsonObject{{k::Class, QStringLiteral("reviewer")}}},
+                               {k::Cwd, QStringLiteral("agent")},
+                               {sk::TimeoutSeconds, 1},
+                               {sk::Enabled, false}});
+        QCOMPARE(patched.status, 200);
+        const QJsonObject updated = patched.object();
+        QCOMPARE(str(updated, k::Name_), QStringLiteral("renamed"));
+        QCOMPARE(str(updated, sk::Event), QStringLiteral("turn_finished"));
+        QCOMPARE(updated.value(sk::Filter).toObject(),
+                 (QJsonObject{{k::Class, QStringLiteral("reviewer")}}));
+        QCOMPARE(str(updated, k::Cwd), QStringLiteral("agent"));
+        QCOMPARE(updated.value(sk::TimeoutSeconds).toInt(), 1);
+        QCOMPARE(updated.value(sk::Enabled).toBool(), false);
+        QCOMPARE(updated.value(sk::Command), created.value(sk::Command)); // untouched
+        QCOMPARE(updated.value(k::CreatedAt), created.value(k::CreatedAt));
+        QVERIFY(updated.value(k::UpdatedAt).toInteger() >= created.value(k::UpdatedAt).toInteger());
+        QVERIFY(rig.ws->waitFor(sm::HookUpdated));
+        QCOMPARE(payloadOf(rig.ws->last(sm::HookUpdated)), updated);
+        // null clears the filter and the cwd.
+        const QJsonObject cleared =
+            rig.http.patch(hookUrl(rig, id), {{sk::Filter, QJsonValue()}, {k::Cwd, QJsonValue()}})
+                .object();
+        QCOMPARE(cleared.value(sk::Filter).toObject(), QJsonObject());
+        QVERIFY(cleared.value(k::Cwd).isNull());
+
+        QCOMPARE(rig.http.del(hookUrl(rig, id)).status, 204);
+        QVERIFY(rig.ws->waitFor(sm::HookDeleted));
+        QCOMPARE(payloadOf(rig.ws->last(sm::HookDeleted)),
+                 (QJsonObject{{k::Id, id}, {k::Name_, QStringLiteral("renamed")}}));
+        expectError(rig.http.get(hookUrl(rig, id)), 404, c::NotFound);
+        expectError(rig.http.patch(hookUrl(rig, id), {{sk::Enabled, true}}), 404, c::NotFound);
+        expectError(rig.http.del(hookUrl(rig, id)), 404, c::NotFound);
+        expectError(rig.http.get(hookUrl(rig, id, QStringLiteral("/runs"))), 404, c::NotFound);
+        QCOMPARE(rig.http.get(rig.svc->url(QStringLiteral("/api/hooks"))).array(),
+                 QJsonArray{full});
+    }
+
+    void refusals_data() {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("code");
+        const QJsonObject ok{{k::Name_, QStringLiteral("h")},
+                             {sk::Event, QStringLiteral("agent_created")},
+                             {sk::Command, QJsonArray{QStringLiteral("/bin/true")}}};
+        auto with = [&](QLatin1String key, const QJsonValue &v) {
+            QJsonObject b = ok;
+            b.insert(key, v);
+            return json(b);
+        };
+        auto without = [&](QLatin1String key) {
+            QJsonObject b = ok;
+            b.remove(key);
+            return json(b);
+        };
+        auto filter = [&](const QJsonObject &f) { return with(sk::Filter, f); };
+        const QString bad = QStringLiteral("bad_json");
+        const QString missing = QStringLiteral("missing_field");
+        const QString type = QStringLiteral("wrong_type");
+        const QString value = QStringLiteral("invalid_value");
+        const QString unknown = QStringLiteral("unknown_field");
+        QTest::newRow("not json") << QByteArray("{name:") << 400 << bad;
+        QTest::newRow("array body") << QByteArray("[]") << 400 << bad;
+        QTest::newRow("no name") << without(k::Name_) << 400 << missing;
+        QTest::newRow("no event") << without(sk::Event) << 400 << missing;
+        QTest::newRow("no command") << without(sk::Command) << 400 << missing;
+        QTest::newRow("name number") << with(k::Name_, 5) << 400 << type;
+        QTest::newRow("name null") << with(k::Name_, QJsonValue()) << 400 << type;
+        QTest::newRow("name empty") << with(k::Name_, QString()) << 422 << value;
+        QTest::newRow("name blank") << with(k::Name_, QStringLiteral("  ")) << 422 << value;
+        QTest::newRow("name 101") << with(k::Name_, QString(101, QLatin1Char('n'))) << 422 << value;
+        QTest::newRow("name escape") << with(k::Name_, QStringLiteral("a\x1b[2Jb")) << 422 << value;
+        QTest::newRow("event unknown")
+            << with(sk::Event, QStringLiteral("agent_started")) << 422 << value;
+        QTest::newRow("event test") << with(sk::Event, QStringLiteral("test")) << 422 << value;
+        QTest::newRow("event hook_run")
+            << with(sk::Event, QStringLiteral("hook_run")) << 422 << value;
+        QTest::newRow("event number") << with(sk::Event, 1) << 400 << type;
+        QTest::newRow("filter string") << with(sk::Filter, QStringLiteral("x")) << 400 << type;
+        QTest::newRow("filter key")
+            << filter({{k::Status, QStringLiteral("idle")}}) << 422 << unknown;
+        QTest::newRow("filter agent unknown")
+            << filter({{k::AgentId, QStringLiteral("no-such-agent")}}) << 422 << value;
+        QTest::newRow("filter class bad")
+            << filter({{k::Class, QStringLiteral("Not A Slug")}}) << 422 << value;
+        QTest::newRow("filter area number") << filter({{k::AreaId, 7}}) << 400 << type;
+        QTest::newRow("filter area empty") << filter({{k::AreaId, QString()}}) << 422 << value;
+        QTest::newRow("command string")
+            << with(sk::Command, QStringLiteral("/bin/true")) << 400 << type;
+        QTest::newRow("command empty") << with(sk::Command, QJsonArray()) << 422 << value;
+        QTest::newRow("command number")
+            << with(sk::Command, QJsonArray{QStringLiteral("/bin/echo"), 1}) << 400 << type;
+        QTest::newRow("command no program")
+            << with(sk::Command, QJsonArray{QString()}) << 422 << value;
+        QTest::newRow("command relative path")
+            << with(sk::Command, QJsonArray{QStringLiteral("bin/hook")}) << 422 << value;
+        QTest::newRow("command NUL")
+            << with(sk::Command, QJsonArray{QStringLiteral("/bin/echo"), QStringLiteral("a\0b")})
+            << 422 << value;
+        QJsonArray many{QStringLiteral("/bin/echo")};
+        for (int i = 0; i < HookStore::kMaxArgs; ++i)
+            many.append(QStringLiteral("x"));
+        QTest::newRow("command 257 elements") << with(sk::Command, many) << 422 << value;
+        QTest::newRow("command too long")
+            << with(sk::Command,
+                    QJsonArray{QStringLiteral("/bin/echo"), QString(65536, QLatin1Char('a'))})
+            << 422 << value;
+        QTest::newRow("cwd relative") << with(k::Cwd, QStringLiteral("project")) << 422 << value;
+        QTest::newRow("cwd missing")
+            << with(k::Cwd, QStringLiteral("/no/such/dir")) << 422 << value;
+        QTest::newRow("cwd a file") << with(k::Cwd, QStringLiteral("/bin/sh")) << 422 << value;
+        QTest::newRow("cwd number") << with(k::Cwd, 1) << 400 << type;
+        QTest::newRow("timeout 0") << with(sk::TimeoutSeconds, 0) << 422 << value;
+        QTest::newRow("timeout 301") << with(sk::TimeoutSeconds, 301) << 422 << value;
+        QTest::newRow("timeout 1.5") << with(sk::TimeoutSeconds, 1.5) << 400 << type;
+        QTest::newRow("timeout string")
+            << with(sk::TimeoutSeconds, QStringLiteral("30")) << 400 << type;
+        QTest::newRow("enabled string") << with(sk::Enabled, QStringLiteral("yes")) << 400 << type;
+        QTest::newRow("id given") << with(k::Id, QStringLiteral("mine")) << 422 << unknown;
+        QTest::newRow("lastRun given") << with(sk::LastRun, QJsonValue()) << 422 << unknown;
+        QTest::newRow("shell string field") << with(QLatin1String("shell"), true) << 422 << unknown;
+    }
+    void refusals() {
+        QFETCH(QByteArray, body);
+        QFETCH(int, status);
+        QFETCH(QString, code);
+        AgentRig &rig = *m_shared;
+        expectError(rig.http.send("POST", rig.svc->url(QStringLiteral("/api/hooks")), body,
+                                  {{"Content-Type", "application/json"}}),
+                    status, code);
+        QCOMPARE(rig.http.get(rig.svc->url(QStringLiteral("/api/hooks"))).array(), QJsonArray());
+    }
+
+    void patchRefusals() {
+        AgentRig &rig = *m_shared;
+        const QJsonObject hook =
+            addHook(rig, hookOn(QStringLiteral("agent_error"), QStringLiteral("p"),
+                                {QStringLiteral("true")}));
+        const QString id = str(hook, k::Id);
+        const QUrl url = hookUrl(rig, id);
+        expectError(rig.http.send("PATCH", url, "{", {{"Content-Type", "application/json"}}), 400,
+                    c::BadJson);
+        expectError(rig.http.patch(url, {{sk::Event, QStringLiteral("nope")}}), 422,
+                    c::InvalidValue);
+        expectError(rig.http.patch(url, {{sk::Command, QJsonArray()}}), 422, c::InvalidValue);
+        expectError(rig.http.patch(url, {{sk::TimeoutSeconds, 0}}), 422, c::InvalidValue);
+        expectError(rig.http.patch(url, {{k::Name_, QJsonValue()}}), 400, c::WrongType);
+        expectError(rig.http.patch(url, {{k::CreatedAt, 1}}), 422, c::UnknownField);
+        // A refused PATCH changes nothing, whatever its other fields.
+        expectError(
+            rig.http.patch(url, {{k::Name_, QStringLiteral("changed")}, {sk::TimeoutSeconds, 999}}),
+            422, c::InvalidValue);
+        QCOMPARE(rig.http.get(url).object(), hook);
+        QCOMPARE(rig.http.del(url).status, 204);
+    }
+
+    // A real turn of the real Claude CLI against the mock: the turn_finished hook reads the event
+    // on stdin, FLOTILLA_EVENT and FLOTILLA_AGENT_ID in an environment without the service's
+    // token, runs in the agent's cwd; agent_finished (a notification channel event) runs too; a
+    // hook filtered on another agent does not. With the agent's own token (from its live
+    // process) every hooks route answers 403 and nothing changes.
+    void turnFinishedWithTheRealCli() {
+        AgentRig rig([](ServerConfig &c) {
+            c.authToken = kServiceToken;
+            c.agentEnvironment.insert(QStringLiteral("AUTH_TOKEN"),
+                                      QString::fromLatin1(kServiceToken));
+            c.agentEnvironment.insert(QStringLiteral("FLOTILLA_TOKEN"),
+                                      QString::fromLatin1(kServiceToken));
+        });
+        QVERIFY(rig.start());
+        const QString other = str(rig.createAgent(QStringLiteral("agent-2")).object(), k::Id);
+        QVERIFY(!other.isEmpty());
+        const QString dir = rig.svc->workDir();
+        const QString stdinFile = dir + QStringLiteral("/stdin.json");
+        const QString envFile = dir + QStringLiteral("/env.txt");
+        const QString pwdFile = dir + QStringLiteral("/pwd.txt");
+        const QString finishedFile = dir + QStringLiteral("/finished.json");
+        const QJsonObject onTurn =
+            addHook(rig, hookOn(QStringLiteral("turn_finished"), QStringLiteral("on turn"),
+                                sh(QStringLiteral("cat > \"$1\"; env > \"$2\"; pwd > \"$3\""),
+                                   {stdinFile, envFile, pwdFile}),
+                                {{sk::Filter, QJsonObject{{k::AgentId, rig.agentId}}},
+                                 {k::Cwd, QStringLiteral("agent")}}));
+        const QJsonObject onFinished =
+            addHook(rig, hookOn(QStringLiteral("agent_finished"), QStringLiteral("on finished"),
+                                sh(QStringLiteral("cat > \"$1\""), {finishedFile})));
+        const QJsonObject otherAgent =
+            addHook(rig, hookOn(QStringLiteral("turn_finished"), QStringLiteral("other agent"),
+                                {QStringLiteral("true")},
+                                {{sk::Filter, QJsonObject{{k::AgentId, other}}}}));
+
+        rig.model().queueText(QStringLiteral("all done here"));
+        QCOMPARE(rig.send(QStringLiteral("do it")).status, 200);
+        const QJsonObject run = awaitRun(rig, str(onTurn, k::Id), 60000);
+        QVERIFY2(!run.isEmpty(), "no hook_run for the turn");
+        QVERIFY(!awaitRun(rig, str(onFinished, k::Id)).isEmpty());
+
+        // The event on stdin.
+        const QJsonObject event = QJsonDocument::fromJson(readAll(stdinFile)).object();
+        QCOMPARE(str(event, sk::Event), QStringLiteral("turn_finished"));
+        QCOMPARE(str(event, k::AgentId), rig.agentId);
+        QCOMPARE(str(event, k::AgentName), QStringLiteral("agent-1"));
+        QVERIFY(event.value(k::Timestamp).toInteger() > 0);
+        const QJsonObject turn = event.value(k::Payload).toObject();
+        QCOMPARE(str(turn, wire::shaping::hookkey::Result), QStringLiteral("all done here"));
+        QCOMPARE(turn.value(wire::shaping::hookkey::IsError).toBool(true), false);
+        const QJsonObject finished = QJsonDocument::fromJson(readAll(finishedFile)).object();
+        QCOMPARE(str(finished, sk::Event), QStringLiteral("agent_finished"));
+        QCOMPARE(str(finished.value(k::Payload).toObject(), QLatin1String("result")),
+                 QStringLiteral("all done here"));
+
+        // Its environment and working directory.
+        const QHash<QString, QString> env = parseEnv(readAll(envFile));
+        QCOMPARE(env.value(QStringLiteral("FLOTILLA_EVENT")), QStringLiteral("turn_finished"));
+        QCOMPARE(env.value(QStringLiteral("FLOTILLA_AGENT_ID")), rig.agentId);
+        QCOMPARE(env.value(QStringLiteral("FLOTILLA_HOOK_ID")), str(onTurn, k::Id));
+        QCOMPARE(env.value(QStringLiteral("HOME")), rig.home);
+        QVERIFY(!env.contains(QStringLiteral("AUTH_TOKEN")));
+        QVERIFY(!env.contains(QStringLiteral("FLOTILLA_TOKEN")));
+        QVERIFY(!readAll(envFile).contains(kServiceToken));
+        QCOMPARE(QString::fromUtf8(readAll(pwdFile).trimmed()), QDir(rig.cwd).canonicalPath());
+
+        // The run: broadcast, listed, and the hook's lastRun.
+        QCOMPARE(str(run, sk::HookId), str(onTurn, k::Id));
+        QCOMPARE(str(run, sk::Event), QStringLiteral("turn_finished"));
+        QCOMPARE(str(run, k::AgentId), rig.agentId);
+        QCOMPARE(run.value(sk::ExitCode).toInt(-1), 0);
+        QVERIFY(run.value(sk::Signal).isNull());
+        QVERIFY(run.value(sk::Error).isNull());
+        QCOMPARE(run.value(sk::TimedOut).toBool(true), false);
+        QCOMPARE(run.value(sk::Failed).toBool(true), false);
+        QVERIFY(run.value(sk::StartedAt).toInteger() > 0);
+        QVERIFY(run.contains(sk::DurationMs) && run.contains(sk::OutputTruncated));
+        QCOMPARE(rig.http.get(hookUrl(rig, str(onTurn, k::Id), QStringLiteral("/runs"))).array(),
+                 QJsonArray{run});
+        QCOMPARE(rig.http.get(hookUrl(rig, str(onTurn, k::Id))).object().value(sk::LastRun), run);
+        // The hook filtered on agent-2 was never queued.
+        QCOMPARE(rig.svc->app().hookRunner().queuedCount(), 0);
+        QVERIFY(rig.http.get(hookUrl(rig, str(otherAgent, k::Id)))
+                    .object()
+                    .value(sk::LastRun)
+                    .isNull());
+
+        // The agent's own token, as its live process holds it.
+        const QString headerFile = rig.svc->config().dataDir + QStringLiteral("/agent-tokens/") +
+                                   rig.agentId + QStringLiteral(".header");
+        const QByteArray header = readAll(headerFile).trimmed();
+        QVERIFY2(header.startsWith("X-Auth-Token: "), header.constData());
+        HttpClient agent(header.mid(14));
+        const QString id = str(onTurn, k::Id);
+        const QList<HttpResponse> refused{
+            agent.post(rig.svc->url(QStringLiteral("/api/hooks")),
+                       hookOn(QStringLiteral("agent_created"), QStringLiteral("mine"),
+                              {QStringLiteral("true")})),
+            agent.patch(hookUrl(rig, id), {{sk::Command, QJsonArray{QStringLiteral("true")}}}),
+            agent.del(hookUrl(rig, id)),
+            agent.get(rig.svc->url(QStringLiteral("/api/hooks"))),
+            agent.get(hookUrl(rig, id)),
+            agent.get(hookUrl(rig, id, QStringLiteral("/runs"))),
+        };
+        for (const HttpResponse &r : refused)
+            expectError(r, 403, c::Forbidden);
+        QCOMPARE(rig.http.get(rig.svc->url(QStringLiteral("/api/hooks"))).array().size(), 3);
+        QCOMPARE(rig.http.get(hookUrl(rig, id)).object().value(sk::Command),
+                 onTurn.value(sk::Command));
+    }
+
+    // agent_created needs no model. cwd null (and "agent" without an agent) is the agents' HOME;
+    // a class filter, a disabled hook.
+    void agentCreatedFiltersAndHome() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const QJsonObject any = addHook(
+            rig, hookOn(QStringLiteral("agent_created"), QStringLiteral("any"),
+                        sh(QStringLiteral("pwd; echo \"$FLOTILLA_EVENT $FLOTILLA_AGENT_ID\"; "
+                                          "cat"))));
+        const QJsonObject reviewers = addHook(
+            rig, hookOn(QStringLiteral("agent_created"), QStringLiteral("reviewers"),
+                        {QStringLiteral("true")},
+                        {{sk::Filter, QJsonObject{{k::Class, QStringLiteral("reviewer")}}}}));
+        const QJsonObject disabled =
+            addHook(rig, hookOn(QStringLiteral("agent_created"), QStringLiteral("off"),
+                                {QStringLiteral("true")}, {{sk::Enabled, false}}));
+
+        const QString builder = str(rig.createAgent(QStringLiteral("b-1")).object(), k::Id);
+        const QJsonObject run = awaitRun(rig, str(any, k::Id));
+        QVERIFY(!run.isEmpty());
+        const QStringList lines = str(run, sk::Output).split(QLatin1Char('\n'));
+        QCOMPARE(lines.value(0), rig.home);
+        QCOMPARE(lines.value(1), QStringLiteral("agent_created ") + builder);
+        const QJsonObject event = QJsonDocument::fromJson(lines.value(2).toUtf8()).object();
+        QCOMPARE(str(event, sk::Event), QStringLiteral("agent_created"));
+        QCOMPARE(str(event, k::AgentName), QStringLiteral("b-1"));
+        QCOMPARE(str(event.value(k::Payload).toObject(), k::Id), builder);
+        QCOMPARE(str(event.value(k::Payload).toObject(), k::Cwd), rig.cwd);
+        // Queued together with the first one, so they ran (or not) by now.
+        QTRY_COMPARE(rig.svc->app().hookRunner().runningCount(), 0);
+        QVERIFY(runsOf(rig, str(reviewers, k::Id)).isEmpty());
+        QVERIFY(runsOf(rig, str(disabled, k::Id)).isEmpty());
+
+        const QString reviewer =
+            str(rig.createAgent(QStringLiteral("r-1"), {{k::Class, QStringLiteral("reviewer")}})
+                    .object(),
+                k::Id);
+        const QJsonObject matched = awaitRun(rig, str(reviewers, k::Id));
+        QCOMPARE(str(matched, k::AgentId), reviewer);
+        QCOMPARE(matched.value(sk::Failed).toBool(true), false);
+        QTRY_COMPARE(runsOf(rig, str(any, k::Id)).size(), 2);
+        QVERIFY(runsOf(rig, str(disabled, k::Id)).isEmpty());
+    }
+
+    // The other events, each caused for real without a model: a notification, an exec task, a
+    // budget reached (usage recorded in-process, as tst_usage_budgets does), a worktree merge.
+    // Each hook is `cat`: its output is the event it read.
+    void otherEventsReachHooks() {
+        AgentRig rig([](ServerConfig &c) { GitRepo::hermetic(c); });
+        QVERIFY(rig.start());
+        rig.cwd = QDir(rig.cwd).canonicalPath();
+        GitRepo repo(rig.cwd, rig.svc->config().agentEnvironment);
+        QVERIFY(repo.init({{QStringLiteral("a.txt"), "one\n"}}));
+        QHash<QString, QString> hookIds; // event -> hook
+        for (const QString &event :
+             {QStringLiteral("agent_notification"), QStringLiteral("permission_request"),
+              QStringLiteral("exec_finished"), QStringLiteral("budget_exceeded"),
+              QStringLiteral("worktree_merged")})
+            hookIds.insert(event,
+                           str(addHook(rig, hookOn(event, event, {QStringLiteral("cat")})), k::Id));
+        auto eventOf = [&](const QString &event) {
+            const QJsonObject run = awaitRun(rig, hookIds.value(event));
+            return QJsonDocument::fromJson(str(run, sk::Output).toUtf8()).object();
+        };
+
+        QCOMPARE(rig.post(QStringLiteral("/api/notify"), {{k::AgentId, rig.agentId},
+                                                          {k::Title, QStringLiteral("t")},
+                                                          {k::Message, QStringLiteral("m")}})
+                     .status,
+                 201);
+        const QJsonObject notified = eventOf(QStringLiteral("agent_notification"));
+        QCOMPARE(str(notified, k::AgentId), rig.agentId);
+        QCOMPARE(str(notified.value(k::Payload).toObject(), k::Title), QStringLiteral("t"));
+
+        // The CLI's permission hook, held open until someone answers (nobody does here).
+        QNetworkAccessManager nam;
+        QNetworkRequest ask(
+            rig.svc->url(QStringLiteral("/api/agents/%1/permission-check").arg(rig.agentId)));
+        ask.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
+        nam.post(ask,
+                 json({{QStringLiteral("hook_event_name"), QStringLiteral("PermissionRequest")},
+                       {QStringLiteral("tool_name"), QStringLiteral("Bash")},
+                       {QStringLiteral("tool_input"),
+                        QJsonObject{{sk::Command, QStringLiteral("echo asked")}}}}));
+        const QJsonObject asked = eventOf(QStringLiteral("permission_request"));
+        QCOMPARE(str(asked, k::AgentId), rig.agentId);
+        QVERIFY2(json(asked).contains("echo asked"), json(asked).constData()); // toolInput kept
+
+        QCOMPARE(rig.post(QStringLiteral("/api/exec"),
+                          {{k::AgentId, rig.agentId}, {sk::Command, QStringLiteral("exit 4")}})
+                     .status,
+                 200);
+        const QJsonObject exec = eventOf(QStringLiteral("exec_finished"));
+        QCOMPARE(str(exec, k::AgentId), rig.agentId);
+        QCOMPARE(str(exec.value(k::Payload).toObject(), k::AgentName), QStringLiteral("agent-1"));
+        QCOMPARE(exec.value(k::Payload).toObject().value(sk::ExitCode).toInt(), 4);
+
+        QCOMPARE(rig.http
+                     .patch(rig.svc->url(QStringLiteral("/api/agents/") + rig.agentId),
+                            {{QStringLiteral("budget"),
+                              QJsonObject{{QStringLiteral("costUsd"), 1.0},
+                                          {QStringLiteral("period"), QStringLiteral("total")}}}})
+                     .status,
+                 200);
+        UsageTotals spent;
+        spent.turns = 1;
+        spent.costUsd = 1.5;
+        rig.svc->app().usage().record(rig.agentId, spent);
+        const QJsonObject budget = eventOf(QStringLiteral("budget_exceeded"));
+        QCOMPARE(str(budget, k::AgentId), rig.agentId);
+        QCOMPARE(str(budget.value(k::Payload).toObject(), k::AgentId), rig.agentId);
+
+        const QString worker =
+            str(rig.createAgent(QStringLiteral("worker"), {{QStringLiteral("worktree"), true}})
+                    .object(),
+                k::Id);
+        QVERIFY(!worker.isEmpty());
+        const QString tree = str(rig.agent(worker).value(QStringLiteral("worktree")).toObject(),
+                                 QLatin1String("path"));
+        QFile file(tree + QStringLiteral("/b.txt"));
+        QVERIFY(file.open(QIODevice::WriteOnly) && file.write("two\n") == 4);
+        file.close();
+        const HttpResponse merged =
+            rig.post(QStringLiteral("/api/agents/%1/merge").arg(worker),
+                     {{QStringLiteral("strategy"), QStringLiteral("merge")}});
+        QVERIFY2(merged.status == 200, merged.body.constData());
+        const QJsonObject merge = eventOf(QStringLiteral("worktree_merged"));
+        QCOMPARE(str(merge, k::AgentId), worker);
+        QCOMPARE(str(merge, k::AgentName), QStringLiteral("worker"));
+        const QJsonObject mergePayload = merge.value(k::Payload).toObject();
+        QCOMPARE(str(mergePayload, QLatin1String("strategy")), QStringLiteral("merge"));
+        QCOMPARE(str(mergePayload, QLatin1String("target")), QStringLiteral("main"));
+        QCOMPARE(str(mergePayload, QLatin1String("commit")),
+                 str(merged.object(), QLatin1String("commit")));
+    }
+
+    // A failing exit, start errors, PATH lookup and the output cap: each run recorded as such and
+    // broadcast, and the hook's lastRun shows it.
+    void failuresAndOutput() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const QString gone = rig.svc->workDir() + QStringLiteral("/gone");
+        QVERIFY(QDir().mkpath(gone));
+        auto on = [&](const QString &name, const QJsonArray &command, const QJsonObject &x = {}) {
+            return str(addHook(rig, hookOn(QStringLiteral("agent_created"), name, command, x)),
+                       k::Id);
+        };
+        const QString exit3 =
+            on(QStringLiteral("exit 3"), sh(QStringLiteral("echo oops; echo err >&2; exit 3")));
+        const QString missing = on(QStringLiteral("missing"), {QStringLiteral("/no/such/hook")});
+        const QString notInPath =
+            on(QStringLiteral("not in path"), {QStringLiteral("no-such-hook-command-xyz")});
+        const QString inPath = on(QStringLiteral("in path"), {QStringLiteral("true")});
+        const QString big = on(QStringLiteral("big"),
+                               sh(QStringLiteral("head -c 100000 /dev/zero | tr '\\000' x")));
+        const QString noDir =
+            on(QStringLiteral("no dir"), {QStringLiteral("true")}, {{k::Cwd, gone}});
+        QVERIFY(QDir(gone).removeRecursively());
+
+        QVERIFY(rig.createAgent(QStringLiteral("x")).status == 201);
+        QVERIFY(rig.ws->waitFor(sm::HookRun, 6, 15000));
+
+        const QJsonObject failed = runsOf(rig, exit3).value(0);
+        QCOMPARE(failed.value(sk::Failed).toBool(), true);
+        QCOMPARE(failed.value(sk::ExitCode).toInt(), 3);
+        QVERIFY(failed.value(sk::Signal).isNull());
+        QVERIFY(failed.value(sk::Error).isNull());
+        QCOMPARE(str(failed, sk::Output), QStringLiteral("oops\nerr\n"));
+        QCOMPARE(rig.http.get(hookUrl(rig, exit3)).object().value(sk::LastRun), failed);
+        QCOMPARE(rig.http.get(hookUrl(rig, exit3, QStringLiteral("/runs"))).array(),
+                 QJsonArray{failed});
+
+        for (const QString &id : {missing, notInPath, noDir}) {
+            const QJsonObject run = runsOf(rig, id).value(0);
+            QVERIFY2(!str(run, sk::Error).isEmpty(), json(run).constData());
+            QCOMPARE(run.value(sk::Failed).toBool(), true);
+            QVERIFY(run.value(sk::ExitCode).isNull());
+        }
+        QVERIFY(str(runsOf(rig, notInPath).value(0), sk::Error).contains(QLatin1String("PATH")));
+        QVERIFY(str(runsOf(rig, noDir).value(0), sk::Error).contains(gone));
+
+        const QJsonObject ok = runsOf(rig, inPath).value(0);
+        QCOMPARE(ok.value(sk::ExitCode).toInt(-1), 0);
+        QCOMPARE(ok.value(sk::Failed).toBool(true), false);
+
+        const QJsonObject large = runsOf(rig, big).value(0);
+        QCOMPARE(str(large, sk::Output), QString(65536, QLatin1Char('x')));
+        QCOMPARE(large.value(sk::OutputTruncated).toBool(), true);
+        QCOMPARE(large.value(sk::Failed).toBool(true), false);
+    }
+
+    // timeoutSeconds 1: SIGTERM to the group; one that ignores it gets SIGKILL 2 s later. The run
+    // is recorded timedOut, and nothing of its group is left.
+    void timeoutEndsTheGroup_data() {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<int>("minMs");
+        QTest::newRow("ends on SIGTERM")
+            << QStringLiteral("echo $$ > \"$1\"; sleep 30 & wait") << int(SIGTERM) << 1000;
+        QTest::newRow("ignores SIGTERM")
+            << QStringLiteral("trap '' TERM; echo $$ > \"$1\"; sleep 30 & wait") << int(SIGKILL)
+            << 3000;
+    }
+    void timeoutEndsTheGroup() {
+        QFETCH(QString, script);
+        QFETCH(int, signal);
+        QFETCH(int, minMs);
+        AgentRig &rig = *m_shared;
+        const QString pidFile = rig.svc->workDir() + QStringLiteral("/pid-%1").arg(signal);
+        const QString id =
+            str(addHook(rig, hookOn(QStringLiteral("agent_created"), QStringLiteral("slow"),
+                                    sh(script, {pidFile}), {{sk::TimeoutSeconds, 1}})),
+                k::Id);
+        QVERIFY(rig.createAgent(QStringLiteral("t-%1").arg(signal)).status == 201);
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(pidFile), 5000);
+        const qint64 pgid = readAll(pidFile).trimmed().toLongLong();
+        QVERIFY(groupAlive(pgid));
+        const QJsonObject run = awaitRun(rig, id, 10000);
+        QVERIFY(!run.isEmpty());
+        QCOMPARE(run.value(sk::TimedOut).toBool(), true);
+        QCOMPARE(run.value(sk::Failed).toBool(), true);
+        QVERIFY(run.value(sk::ExitCode).isNull());
+        QCOMPARE(run.value(sk::Signal).toInt(), signal);
+        QVERIFY2(run.value(sk::DurationMs).toInteger() >= minMs, json(run).constData());
+        QVERIFY2(run.value(sk::DurationMs).toInteger() < minMs + 5000, json(run).constData());
+        QTRY_VERIFY_WITH_TIMEOUT(!groupAlive(pgid), 5000);
+        QCOMPARE(rig.http.del(hookUrl(rig, id)).status, 204);
+    }
+
+    // Six slow hooks on one event: never more than four at once, all six run.
+    void atMostFourAtOnce() {
+        AgentRig &rig = *m_shared;
+        HookRunner &runner = rig.svc->app().hookRunner();
+        int most = 0;
+        int started = 0;
+        QObject context;
+        connect(&runner, &HookRunner::runStarted, &context, [&] {
+            ++started;
+            most = std::max(most, runner.runningCount());
+        });
+        QStringList ids;
+        for (int i = 0; i < 6; ++i)
+            ids << str(addHook(rig, hookOn(QStringLiteral("agent_created"),
+                                           QStringLiteral("slow %1").arg(i),
+                                           {QStringLiteral("sleep"), QStringLiteral("0.5")})),
+                       k::Id);
+        QVERIFY(rig.createAgent(QStringLiteral("busy")).status == 201);
+        QTRY_COMPARE_WITH_TIMEOUT(started, 4, 5000);
+        QCOMPARE(runner.queuedCount(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::all_of(ids.cbegin(), ids.cend(),
+                        [&](const QString &id) { return runsOf(rig, id).size() == 1; }),
+            10000);
+        QCOMPARE(started, 6);
+        QCOMPARE(most, 4);
+        for (const QString &id : ids) {
+            QCOMPARE(runsOf(rig, id).value(0).value(sk::Failed).toBool(true), false);
+            QCOMPARE(rig.http.del(hookUrl(rig, id)).status, 204);
+        }
+    }
+
+    // The newest 200 runs per hook are kept, newest first; lastRun and runs survive a restart;
+    // deleting the hook deletes them.
+    void newest200RunsKept() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const QString id =
+            str(addHook(rig, hookOn(QStringLiteral("budget_exceeded"), QStringLiteral("bounded"),
+                                    {QStringLiteral("true")})),
+                k::Id);
+        HookStore &store = rig.svc->app().hookStore();
+        for (int i = 0; i < 205; ++i) {
+            QVERIFY(!store.recordRun(QJsonObject{{k::Id, QStringLiteral("run-%1").arg(i)},
+                                                 {sk::HookId, id},
+                                                 {sk::Event, QStringLiteral("budget_exceeded")},
+                                                 {sk::ExitCode, 0},
+                                                 {sk::Failed, false}}));
+        }
+        QCOMPARE(store.runCount(id), 200);
+        auto check = [&] {
+            const QJsonArray runs = rig.http.get(hookUrl(rig, id, QStringLiteral("/runs"))).array();
+            QCOMPARE(runs.size(), 200);
+            QCOMPARE(str(runs.first().toObject(), k::Id), QStringLiteral("run-204"));
+            QCOMPARE(str(runs.last().toObject(), k::Id), QStringLiteral("run-5"));
+            QCOMPARE(
+                str(rig.http.get(hookUrl(rig, id)).object().value(sk::LastRun).toObject(), k::Id),
+                QStringLiteral("run-204"));
+        };
+        check();
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY(rig.restartService());
+        check();
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(rig.http.del(hookUrl(rig, id)).status, 204);
+        QCOMPARE(rig.svc->app().hookStore().runCount(id), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHooks)
+#include "tst_hooks.moc"
