@@ -264,6 +264,38 @@ private Q_SLOTS:
         QCOMPARE(f.payloads(QLatin1String("skill_deleted")).size(), 1);
     }
 
+    // spawn_boss_agent (and a boss's spawn blocks, through the same parser) take them too.
+    void bossSpawnTakesShapingFields() {
+        QCOMPARE(f.post(QStringLiteral("/api/skills"),
+                        {{QStringLiteral("slug"), QStringLiteral("lead")},
+                         {QStringLiteral("description"), QStringLiteral("Lead a team.")}})
+                     .status,
+                 201);
+        f.ws->sendJson(QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("spawn_boss_agent")},
+            {QStringLiteral("payload"),
+             QJsonObject{{QStringLiteral("name"), QStringLiteral("chief")},
+                         {QStringLiteral("cwd"), f.svc->workDir()},
+                         {QStringLiteral("customInstructions"), QStringLiteral("Plan first.")},
+                         {QStringLiteral("skills"), QJsonArray{QStringLiteral("lead")}}}}});
+        QVERIFY(f.ws->waitFor(QStringLiteral("agent_created")));
+        const QJsonObject boss = f.payloads(QLatin1String("agent_created")).constLast();
+        QCOMPARE(str(boss, "class"), QStringLiteral("boss"));
+        QCOMPARE(str(boss, "customInstructions"), QStringLiteral("Plan first."));
+        QCOMPARE(boss.value(QStringLiteral("skills")).toArray(),
+                 QJsonArray{QStringLiteral("lead")});
+        f.ws->sendJson(QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("spawn_boss_agent")},
+            {QStringLiteral("payload"),
+             QJsonObject{{QStringLiteral("name"), QStringLiteral("chief-2")},
+                         {QStringLiteral("cwd"), f.svc->workDir()},
+                         {QStringLiteral("skills"), QJsonArray{QStringLiteral("ghost")}}}}});
+        QVERIFY(f.ws->waitFor(QStringLiteral("error")));
+        QCOMPARE(
+            f.payloads(QLatin1String("error")).constLast().value(QStringLiteral("code")).toString(),
+            QStringLiteral("unknown_skill"));
+    }
+
     void agentAndAreaInstructions() {
         const auto a =
             f.post(QStringLiteral("/api/agents"),
