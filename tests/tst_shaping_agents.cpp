@@ -88,6 +88,29 @@ private Q_SLOTS:
         QVERIFY(rig.model().conversationOf(1).contains(QStringLiteral("hello")));
     }
 
+    // Instructions longer than one command-line argument may be (128 KiB) still reach Claude,
+    // through a file (--append-system-prompt-file).
+    void longInstructionsReachClaude() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        QCOMPARE(rig.post(QStringLiteral("/api/agents/system-settings/prompt"),
+                          {{QStringLiteral("prompt"), QString(90 * 1024, QLatin1Char('g'))}})
+                     .status,
+                 200);
+        QCOMPARE(rig.http
+                     .patch(rig.svc->url(QStringLiteral("/api/agents/") + rig.agentId),
+                            {{QStringLiteral("customInstructions"),
+                              QString(QString(60 * 1024, QLatin1Char('c')) +
+                                      QStringLiteral("TAIL-MARK-9"))}})
+                     .status,
+                 200);
+        rig.model().queueText(QStringLiteral("read it"));
+        QCOMPARE(rig.send(QStringLiteral("hello")).status, 200);
+        QVERIFY(rig.waitTurns(1));
+        QCOMPARE(str(rig.agent(), "status"), QStringLiteral("idle"));
+        QVERIFY(rig.model().systemPromptOf(0).contains(QStringLiteral("TAIL-MARK-9")));
+    }
+
     // A skill's name and description are in every request; its body only once the model used it
     // (Claude: the Skill tool; Codex: a $name mention); taken away, it is gone on the next message.
     void skillsReachTheModel_data() { addProviderRows(); }

@@ -37,10 +37,13 @@ QJsonArray toArray(const QStringList &ids) {
 MonitorSession::MonitorSession(QString configDir, QObject *parent)
     : QObject(parent)
     , m_configDir(std::move(configDir))
+    , m_shaping(m_client)
     , m_tasks(this)
     , m_notifications(QString(k::Id), 500, this)
     , m_permissions(QString(k::Id), 1000, this)
     , m_delegations(QString(k::Id), 1000, this) {
+    m_shaping.prompts().setAgentNames(
+        [this](const QString &id) { return m_agents.agent(id).value(k::Name_).toString(); });
     connect(&m_client, &client::ServiceClient::eventReceived, this, &MonitorSession::onEvent);
     connect(&m_client, &client::ServiceClient::stateChanged, this, &MonitorSession::onStateChanged);
     connect(&m_tunnel, &SshTunnel::stateChanged, this, &MonitorSession::onTunnelStateChanged);
@@ -85,6 +88,7 @@ void MonitorSession::onStateChanged(ConnectionState state) {
                  m_notifications.reset(items);
              });
         loadSystemPrompt();
+        m_shaping.onConnected();
         if (!m_selectedBoss.isEmpty())
             selectBoss(m_selectedBoss);
     }

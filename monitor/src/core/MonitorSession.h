@@ -7,6 +7,7 @@
 #include "client/ServiceClient.h"
 #include "core/AgentsModel.h"
 #include "core/ListModels.h"
+#include "core/ShapingCatalog.h"
 #include "core/SshTunnel.h"
 #include "core/TranscriptModel.h"
 
@@ -47,6 +48,8 @@ public:
     JsonListModel &permissionRequests() { return m_permissions; } // pending only
     JsonListModel &delegations() { return m_delegations; }        // of the selected boss
     QString systemPrompt() const { return m_systemPrompt; }
+    // Classes, skills, saved prompts, hooks and buildings (loaded on first use, kept by events).
+    ShapingCatalog &shaping() { return m_shaping; }
 
     using Done = client::ServiceClient::Callback;
     void createAgent(const QJsonObject &fields, Done done = {}); // POST /api/agents
@@ -144,6 +147,7 @@ private:
     client::Endpoint m_requested;
     client::ServiceClient m_client;
     SshTunnel m_tunnel;
+    ShapingCatalog m_shaping; // uses m_client
     AgentsModel m_agents;
     TasksModel m_tasks;
     JsonListModel m_notifications;

@@ -71,7 +71,9 @@ const QHash<QString, MonitorSession::Handler> &MonitorSession::handlers() {
 void MonitorSession::onEvent(const QString &type, const QJsonValue &payload) {
     const Handler handler = handlers().value(type, nullptr);
     if (!handler) {
-        qCDebug(lcMonitor) << "no handler for event" << type;
+        // What shapes agents has its own table (ShapingCatalog).
+        if (!m_shaping.handleEvent(type, payload))
+            qCDebug(lcMonitor) << "no handler for event" << type;
         return;
     }
     (this->*handler)(payload);

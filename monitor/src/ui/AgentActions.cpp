@@ -1,7 +1,9 @@
 #include "ui/AgentActions.h"
 
 #include "core/MonitorSession.h"
+#include "protocol/ShapingNames.h"
 #include "ui/AgentsView.h"
+#include "ui/ClassBadge.h"
 #include "ui/NewAgentDialog.h"
 #include "ui/SystemPromptDialog.h"
 
@@ -103,6 +105,7 @@ void AgentActions::createAgent() {
                           v.toObject().value(QStringLiteral("name")).toString()});
         d->setAreas(areas);
     });
+    offerShaping(dialog);
     connect(dialog, &NewAgentDialog::createRequested, this, [this, d](const QJsonObject &fields) {
         d->setEnabled(false);
         const QString areaId = d->areaId();
@@ -136,6 +139,51 @@ void AgentActions::createAgent() {
         });
     });
     dialog->open();
+}
+
+// The service's classes (with their icons) and skills, as they are and as they change while the
+// dialog is open.
+void AgentActions::offerShaping(NewAgentDialog *dialog) {
+    namespace sk = ::flotilla::wire::shaping::key;
+    ShapingCatalog &catalog = m_session.shaping();
+    catalog.ensureLoaded(ShapingKind::Classes);
+    catalog.ensureLoaded(ShapingKind::Skills);
+    auto fillClasses = [dialog, &catalog] {
+        const ShapingListModel &classes = catalog.classes();
+        if (!catalog.isLoaded(ShapingKind::Classes))
+            return; // the built-in guesses until the list comes
+        QList<NewAgentDialog::ClassChoice> choices;
+        for (int row = 0; row < classes.rowCount(); ++row) {
+            const QJsonObject c = classes.item(row);
+            const QString slug = c.value(sk::Slug).toString();
+            choices.append({slug, c.value(sk::Description).toString(), classIcon(catalog, slug, 16),
+                            c.value(sk::Defaults).toObject()});
+        }
+        dialog->setClasses(choices);
+    };
+    auto fillSkills = [dialog, &catalog] {
+        const ShapingListModel &skills = catalog.skills();
+        QList<QPair<QString, QString>> choices;
+        for (int row = 0; row < skills.rowCount(); ++row) {
+            const QJsonObject s = skills.item(row);
+            if (s.value(sk::Enabled).toBool(true))
+                choices.append({s.value(sk::Slug).toString(), s.value(sk::Description).toString()});
+        }
+        dialog->setSkills(choices);
+    };
+    fillClasses();
+    fillSkills();
+    for (QAbstractItemModel *model :
+         std::initializer_list<QAbstractItemModel *>{&catalog.classes(), &catalog.skills()}) {
+        auto refill = model == &catalog.classes() ? std::function<void()>(fillClasses)
+                                                  : std::function<void()>(fillSkills);
+        connect(model, &QAbstractItemModel::modelReset, dialog, refill);
+        connect(model, &QAbstractItemModel::rowsInserted, dialog, refill);
+        connect(model, &QAbstractItemModel::rowsRemoved, dialog, refill);
+        connect(model, &QAbstractItemModel::dataChanged, dialog, refill);
+    }
+    // An icon that arrives later.
+    connect(&catalog, &ShapingCatalog::classChanged, dialog, fillClasses);
 }
 
 void AgentActions::deleteSelected() {

@@ -21,6 +21,7 @@ class MonitorSession;
 namespace flotilla::monitor::ui {
 
 class AgentsView;
+class NewAgentDialog;
 
 class AgentActions final : public QObject {
     Q_OBJECT
@@ -49,6 +50,7 @@ Q_SIGNALS:
 
 private:
     void updateEnabled();
+    void offerShaping(NewAgentDialog *dialog);
     QString describe(const QStringList &ids) const; // "agent-1, agent-2 and 3 more"
     // The selected agents grouped by their service, in selection order.
     QList<QPair<MonitorSession *, QStringList>> bySession(const QStringList &ids) const;

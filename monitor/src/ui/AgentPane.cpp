@@ -2,7 +2,10 @@
 
 #include "core/MonitorSession.h"
 #include "core/UsageText.h"
+#include "protocol/ShapingNames.h"
+#include "protocol/WireNames.h"
 #include "ui/ChangesPanel.h"
+#include "ui/ClassBadge.h"
 #include "ui/ConversationView.h"
 #include "ui/FindBar.h"
 #include "ui/HistorySearchPanel.h"
@@ -10,6 +13,8 @@
 #include "ui/UiLog.h"
 
 #include <QApplication>
+#include <QHBoxLayout>
+#include <QJsonArray>
 #include <QLabel>
 #include <QPointer>
 #include <QTabWidget>
@@ -17,10 +22,19 @@
 
 namespace flotilla::monitor::ui {
 
+namespace k = ::flotilla::wire::key;
+namespace sk = ::flotilla::wire::shaping::key;
+
+namespace {
+constexpr int kClassIconSize = 28;
+}
+
 AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
     : QWidget(parent)
     , m_session(session)
+    , m_classIcon(new QLabel(this))
     , m_title(new QLabel(this))
+    , m_skills(new QLabel(this))
     , m_detail(new QLabel(this))
     , m_usage(new QLabel(this))
     , m_historyState(new QLabel(this))
@@ -37,6 +51,11 @@ AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
     f.setBold(true);
     f.setPointSizeF(f.pointSizeF() * 1.2);
     m_title->setFont(f);
+    m_classIcon->setObjectName(QStringLiteral("agentClassIcon"));
+    m_classIcon->setFixedSize(kClassIconSize, kClassIconSize);
+    m_skills->setObjectName(QStringLiteral("agentSkills"));
+    m_skills->setStyleSheet(QStringLiteral("color: #555;"));
+    m_skills->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_detail->setWordWrap(false);
     m_usage->setObjectName(QStringLiteral("agentUsage"));
@@ -56,7 +75,12 @@ AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 0, 0, 0);
-    layout->addWidget(m_title);
+    auto *titleRow = new QHBoxLayout;
+    titleRow->setSpacing(6);
+    titleRow->addWidget(m_classIcon);
+    titleRow->addWidget(m_title);
+    titleRow->addWidget(m_skills, 1);
+    layout->addLayout(titleRow);
     layout->addWidget(m_detail);
     layout->addWidget(m_usage);
     layout->addWidget(m_historyState);
@@ -72,6 +96,13 @@ AgentPane::AgentPane(MonitorSession &session, QWidget *parent)
                 if (row >= tl.row() && row <= br.row())
                     updateHeader();
             });
+    ShapingCatalog &shaping = m_session.shaping();
+    connect(&shaping, &ShapingCatalog::classChanged, this, [this](const QString &slug) {
+        if (slug.isEmpty() ||
+            slug == m_session.agents().agent(m_agentId).value(k::Class).toString())
+            updateClassIcon();
+    });
+    connect(&shaping, &ShapingCatalog::promptsChanged, this, &AgentPane::loadPrompts);
     connect(&agents, &QAbstractItemModel::rowsRemoved, this, [this] {
         if (!m_agentId.isEmpty() && m_session.agents().rowOf(m_agentId) < 0)
             setAgent({});
@@ -93,10 +124,12 @@ void AgentPane::setAgent(const QString &agentId) {
     if (agentId.isEmpty()) {
         m_conversation->setTranscript(nullptr);
         updateHeader();
+        loadPrompts();
         return;
     }
     m_conversation->setTranscript(&m_session.conversation(agentId));
     updateHeader();
+    loadPrompts();
     // First time shown: the latest page of history at once, before whatever streamed since the
     // monitor connected (the session skips what is on screen already).
     if (!m_hasMore.contains(agentId))
@@ -108,10 +141,18 @@ void AgentPane::updateHeader() {
         m_title->setText(tr("No agent selected"));
         m_detail->setText(tr("Select an agent in the table, or create one with Ctrl+N."));
         m_usage->clear();
+        m_skills->clear();
+        updateClassIcon();
         return;
     }
     const QJsonObject a = m_session.agents().agent(m_agentId);
     m_title->setText(a.value(QStringLiteral("name")).toString());
+    QStringList skills;
+    for (const QJsonValue &v : a.value(sk::Skills).toArray())
+        skills << v.toString();
+    m_skills->setText(skills.isEmpty() ? QString()
+                                       : tr("skills: %1").arg(skills.join(QStringLiteral(", "))));
+    updateClassIcon();
     QStringList parts;
     parts << a.value(QStringLiteral("status")).toString();
     parts << a.value(QStringLiteral("class")).toString();
@@ -132,6 +173,47 @@ void AgentPane::updateHeader() {
     usage.removeAll(QString());
     m_usage->setText(usage.isEmpty() ? tr("no turns recorded yet")
                                      : usage.join(QStringLiteral("  \u00B7  ")));
+}
+
+void AgentPane::updateClassIcon() {
+    const QString cls = m_session.agents().agent(m_agentId).value(k::Class).toString();
+    if (m_agentId.isEmpty() || cls.isEmpty()) {
+        m_classIcon->clear();
+        m_classIcon->setToolTip({});
+        m_classIconKey.clear();
+        return;
+    }
+    // The class's icon once fetched (one fetch per class), its letter badge meanwhile and for
+    // classes without one. Drawn again only when that changes: the header updates often.
+    ShapingCatalog &shaping = m_session.shaping();
+    const ClassIcon icon = shaping.classIcon(cls);
+    const QString key = cls + QLatin1Char('\n') + icon.mediaType + QLatin1Char('\n') +
+                        QString::number(qHash(icon.data));
+    if (key != m_classIconKey) {
+        m_classIconKey = key;
+        m_classIcon->setPixmap(classPixmap(cls, icon, kClassIconSize));
+    }
+    const QJsonObject c = shaping.classes().itemById(cls);
+    const QString name = c.value(k::Name_).toString();
+    m_classIcon->setToolTip(c.isEmpty() || name.isEmpty() ? tr("class %1").arg(cls)
+                                                          : tr("class %1 (%2)").arg(name, cls));
+}
+
+// GET /api/prompts?agentId= -> the prompts for everyone, the agent's class and the agent
+void AgentPane::loadPrompts() {
+    const quint64 generation = ++m_promptsGeneration;
+    m_composer->setPrompts({});
+    if (m_agentId.isEmpty())
+        return;
+    const QPointer<AgentPane> self(this);
+    m_session.shaping().fetchPromptsFor(m_agentId, [self, generation](const client::RestReply &r) {
+        if (!self || generation != self->m_promptsGeneration || !r.ok())
+            return;
+        QList<QPair<QString, QString>> prompts;
+        for (const QJsonObject &p : itemsOf(r.body))
+            prompts.append({p.value(k::Name_).toString(), p.value(sk::Text).toString()});
+        self->m_composer->setPrompts(prompts);
+    });
 }
 
 void AgentPane::loadOlder() {

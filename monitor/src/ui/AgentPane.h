@@ -1,8 +1,9 @@
 #pragma once
-// The selected agent: a header (name, status, task), its conversation (ConversationView over
-// the session's TranscriptModel for that agent, with a find bar; older history loaded when
-// scrolled to the top), a search tab, the Changes tab of an agent with a worktree, its usage
-// and budget, and the message box.
+// The selected agent: a header (class icon, name, skills, status, task), its conversation
+// (ConversationView over the session's TranscriptModel for that agent, with a find bar; older
+// history loaded when scrolled to the top), a search tab, the Changes tab of an agent with a
+// worktree, its usage and budget, and the message box (with the saved prompts that apply to the
+// agent).
 
 #include <QHash>
 #include <QWidget>
@@ -45,15 +46,21 @@ public:
     HistorySearchPanel *searchPanel() const { return m_search; }
     ChangesPanel *changesPanel() const { return m_changes; }
     void showChanges(); // the Changes tab (an agent with a git worktree)
+    QLabel *classIconLabel() const { return m_classIcon; }
+    QLabel *skillsLabel() const { return m_skills; }
 
 private:
     void updateHeader();
+    void updateClassIcon();
+    void loadPrompts(); // the saved prompts of the agent, into the message box's menu
     void send(const QString &text);
     void fetchOlderHistory();
 
     MonitorSession &m_session;
     QString m_agentId;
+    QLabel *m_classIcon;
     QLabel *m_title;
+    QLabel *m_skills;
     QLabel *m_detail;
     QLabel *m_usage;
     QLabel *m_historyState;
@@ -66,6 +73,8 @@ private:
     MessageComposer *m_composer;
     QHash<QString, bool> m_hasMore; // agentId -> older history exists (absent: unknown)
     bool m_loading = false;
+    quint64 m_promptsGeneration = 0;
+    QString m_classIconKey; // what m_classIcon shows
 };
 
 } // namespace flotilla::monitor::ui

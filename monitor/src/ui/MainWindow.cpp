@@ -11,6 +11,7 @@
 #include "ui/CredentialStore.h"
 #include "ui/ExtraServices.h"
 #include "ui/InboxPanel.h"
+#include "ui/LibraryWindow.h"
 #include "ui/NotificationsPanel.h"
 #include "ui/PermissionPrompter.h"
 #include "ui/ShortcutsDialog.h"
@@ -278,6 +279,9 @@ void MainWindow::buildMenus() {
             m_inboxPanel->selectNext(1);
             m_inboxPanel->list()->setFocus();
         });
+    add(view, tr("&Library: classes, skills, prompts, hooks, buildings"),
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L), QStringLiteral("actionLibrary"),
+        [this] { showLibrary(); });
     view->addSeparator();
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
@@ -296,6 +300,19 @@ QList<QAction *> MainWindow::allActions() const {
     QList<QAction *> all = m_actions->all();
     all << m_windowActions;
     return all;
+}
+
+LibraryWindow *MainWindow::library() {
+    if (!m_library)
+        m_library = new LibraryWindow(m_session, this);
+    return m_library;
+}
+
+void MainWindow::showLibrary() {
+    LibraryWindow *w = library();
+    w->show();
+    w->raise();
+    w->activateWindow();
 }
 
 void MainWindow::showShortcuts() {

@@ -29,6 +29,7 @@ class ConnectionStatusLabel;
 class CredentialStore;
 class ExtraServices;
 class InboxPanel;
+class LibraryWindow;
 class NotificationsPanel;
 class PermissionPrompter;
 class TasksPanel;
@@ -59,6 +60,10 @@ public:
     AgentActions *agentActions() const { return m_actions; }
     PermissionPrompter *permissions() const { return m_permissions; }
     QList<QAction *> allActions() const;
+    // The Library window (classes, skills, prompts, hooks, buildings of the first service),
+    // made on first use; showLibrary() also shows and raises it.
+    LibraryWindow *library();
+    void showLibrary();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -89,6 +94,7 @@ private:
     TrayNotifier *m_tray;
     ConnectionStatusLabel *m_connection;
     std::unique_ptr<ExtraServices> m_extra; // destroyed before the widgets it placed
+    LibraryWindow *m_library = nullptr;     // a child window, made on first use
     QLabel *m_counts;
     QList<QAction *> m_windowActions;
     QList<QDockWidget *> m_defaultDocks; // inbox, then the tabs under it: their default sizes

@@ -1,5 +1,6 @@
 #include "ui/NewAgentDialog.h"
 
+#include "protocol/ShapingNames.h"
 #include "protocol/WireNames.h"
 
 #include <QCheckBox>
@@ -10,8 +11,11 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -20,6 +24,8 @@
 namespace flotilla::monitor::ui {
 
 namespace provider = ::flotilla::wire::provider;
+namespace k = ::flotilla::wire::key;
+namespace sk = ::flotilla::wire::shaping::key;
 
 namespace {
 const QString kLastCwd = QStringLiteral("newAgent/lastCwd");
@@ -42,6 +48,8 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     , m_budgetUsd(new QDoubleSpinBox(this))
     , m_budgetKTokens(new QSpinBox(this))
     , m_budgetPeriod(new QComboBox(this))
+    , m_skills(new QListWidget(this))
+    , m_instructions(new QPlainTextEdit(this))
     , m_error(new QLabel(this)) {
     setObjectName(QStringLiteral("newAgentDialog"));
     setWindowTitle(tr("New agent"));
@@ -50,6 +58,8 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     m_name->setMaxLength(100);
     m_cwd->setText(QSettings().value(kLastCwd, QDir::homePath()).toString());
     m_class->setEditable(true);
+    m_class->setObjectName(QStringLiteral("agentClass"));
+    m_class->setIconSize(QSize(16, 16));
     m_class->addItems({QStringLiteral("builder"), QStringLiteral("reviewer"),
                        QStringLiteral("researcher"), QStringLiteral("boss")});
     m_provider->setObjectName(QStringLiteral("agentProvider"));
@@ -97,6 +107,14 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     m_budgetKTokens->setSpecialValueText(tr("no token cap"));
     m_budgetPeriod->addItem(tr("in total"), QStringLiteral("total"));
     m_budgetPeriod->addItem(tr("per day"), QStringLiteral("day"));
+    m_skills->setObjectName(QStringLiteral("agentSkills"));
+    m_skills->setMaximumHeight(90);
+    m_skills->setToolTip(tr("Skills of this agent, besides those of its class"));
+    m_instructions->setObjectName(QStringLiteral("agentInstructions"));
+    m_instructions->setPlaceholderText(
+        tr("Standing instructions for this agent, after its class's (optional)"));
+    m_instructions->setMaximumHeight(m_instructions->fontMetrics().height() * 4 + 12);
+    connect(m_class, &QComboBox::activated, this, &NewAgentDialog::applyClassDefaults);
     m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_error->setWordWrap(true);
     m_error->hide();
@@ -113,7 +131,9 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     cwdRow->addWidget(browse);
     auto *form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
-    form->addRow(tr("&Working directory:"), cwdRow);
+    auto *cwdLabel = new QLabel(tr("&Working directory:"), this);
+    cwdLabel->setBuddy(m_cwd); // a row of a layout gets no buddy by itself
+    form->addRow(cwdLabel, cwdRow);
     form->addRow(tr("&Class:"), m_class);
     form->addRow(tr("P&rovider:"), m_provider);
     form->addRow(tr("&Model:"), m_model);
@@ -127,7 +147,11 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     budget->addWidget(m_budgetUsd);
     budget->addWidget(m_budgetKTokens);
     budget->addWidget(m_budgetPeriod);
-    form->addRow(tr("B&udget:"), budget);
+    auto *budgetLabel = new QLabel(tr("B&udget:"), this);
+    budgetLabel->setBuddy(m_budgetUsd);
+    form->addRow(budgetLabel, budget);
+    form->addRow(tr("S&kills:"), m_skills);
+    form->addRow(tr("Instruc&tions:"), m_instructions);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("C&reate"));
     connect(buttons, &QDialogButtonBox::accepted, this, &NewAgentDialog::accept);
@@ -168,6 +192,17 @@ QJsonObject NewAgentDialog::fields() const {
             b.insert(QStringLiteral("tokens"), qint64(m_budgetKTokens->value()) * 1000);
         o.insert(QStringLiteral("budget"), b);
     }
+    QStringList skills;
+    for (int i = 0; i < m_skills->count(); ++i) {
+        if (m_skills->item(i)->checkState() == Qt::Checked)
+            skills << m_skills->item(i)->data(Qt::UserRole).toString();
+    }
+    // Left out when empty: the class's skills and no instructions of its own are the default.
+    if (!skills.isEmpty())
+        o.insert(sk::Skills, QJsonArray::fromStringList(skills));
+    const QString instructions = m_instructions->toPlainText().trimmed();
+    if (!instructions.isEmpty())
+        o.insert(sk::CustomInstructions, instructions);
     return o;
 }
 
@@ -179,6 +214,48 @@ void NewAgentDialog::setAreas(const QList<QPair<QString, QString>> &areas) {
         m_area->addItem(a.second, a.first);
     const int at = m_area->findData(keep);
     m_area->setCurrentIndex(at < 0 ? 0 : at);
+}
+
+void NewAgentDialog::setClasses(const QList<ClassChoice> &classes) {
+    const QString keep = m_class->currentText();
+    m_class->clear();
+    for (const ClassChoice &c : classes) {
+        m_class->addItem(c.icon, c.slug, c.defaults);
+        m_class->setItemData(m_class->count() - 1, c.tooltip, Qt::ToolTipRole);
+    }
+    const int at = m_class->findText(keep);
+    if (at >= 0)
+        m_class->setCurrentIndex(at);
+    else
+        m_class->setCurrentText(keep); // a plain label typed before the list came
+}
+
+void NewAgentDialog::setSkills(const QList<QPair<QString, QString>> &skills) {
+    QStringList checked;
+    for (int i = 0; i < m_skills->count(); ++i) {
+        if (m_skills->item(i)->checkState() == Qt::Checked)
+            checked << m_skills->item(i)->data(Qt::UserRole).toString();
+    }
+    m_skills->clear();
+    for (const auto &[slug, description] : skills) {
+        auto *item = new QListWidgetItem(slug, m_skills);
+        item->setData(Qt::UserRole, slug);
+        item->setToolTip(description);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(checked.contains(slug) ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
+void NewAgentDialog::applyClassDefaults(int index) {
+    const QJsonObject d = m_class->itemData(index).toJsonObject();
+    const int p = m_provider->findData(d.value(k::Provider).toString());
+    if (p >= 0)
+        m_provider->setCurrentIndex(p);
+    if (d.contains(k::Model))
+        m_model->setCurrentText(d.value(k::Model).toString());
+    const int mode = m_permission->findData(d.value(sk::PermissionMode).toString());
+    if (mode >= 0)
+        m_permission->setCurrentIndex(mode);
 }
 
 QString NewAgentDialog::areaId() const {

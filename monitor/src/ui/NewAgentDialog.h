@@ -1,10 +1,14 @@
 #pragma once
-// Every field POST /api/agents takes: name, working directory, class, provider, model, permission
-// mode, a git worktree of its own (branch and base optional), idle timeout and budget; and the
+// Every field POST /api/agents takes: name, working directory, class (the service's classes with
+// their icons, or any other label typed), provider, model, permission mode, a git worktree of its
+// own (branch and base optional), idle timeout, budget, skills and custom instructions; and the
 // area, which the caller sets right after creating (POST /api/agents/bulk/move-area). The last
-// directory is remembered, since agents of one project usually share it.
+// directory is remembered, since agents of one project usually share it. A class's defaults
+// (provider, model...) apply on the service for what the dialog leaves unset, so choosing a
+// class with defaults fills those fields in here too, where they can still be changed.
 
 #include <QDialog>
+#include <QIcon>
 #include <QJsonObject>
 
 class QCheckBox;
@@ -13,6 +17,8 @@ class QDoubleSpinBox;
 class QSpinBox;
 class QLabel;
 class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
 
 namespace flotilla::monitor::ui {
 
@@ -26,6 +32,17 @@ public:
     // The areas offered (id, name), "no area" first; areaId(): the chosen one, empty for none.
     void setAreas(const QList<QPair<QString, QString>> &areas);
     QString areaId() const;
+    // The classes offered (slug, icon, tooltip; `defaults` the class's defaults object),
+    // replacing the built-in guesses; the text typed or chosen is kept.
+    struct ClassChoice {
+        QString slug;
+        QString tooltip;
+        QIcon icon;
+        QJsonObject defaults;
+    };
+    void setClasses(const QList<ClassChoice> &classes);
+    // The skills offered (slug, description), checked ones kept.
+    void setSkills(const QList<QPair<QString, QString>> &skills);
     void showError(const QString &error); // the service's refusal, dialog stays open
     void accept() override;
 
@@ -33,6 +50,8 @@ Q_SIGNALS:
     void createRequested(const QJsonObject &fields);
 
 private:
+    void applyClassDefaults(int index);
+
     QLineEdit *m_name;
     QLineEdit *m_cwd;
     QComboBox *m_class;
@@ -47,6 +66,8 @@ private:
     QDoubleSpinBox *m_budgetUsd; // 0: no cost cap
     QSpinBox *m_budgetKTokens;   // 0: no token cap (thousands)
     QComboBox *m_budgetPeriod;
+    QListWidget *m_skills;
+    QPlainTextEdit *m_instructions;
     QLabel *m_error;
 };
 

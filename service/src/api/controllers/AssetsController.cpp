@@ -58,8 +58,6 @@ AssetsController::AssetsController(AssetStore &models, EventHub &hub)
     });
 }
 
-AssetsController::~AssetsController() = default;
-
 void AssetsController::registerRoutes(HttpServer &http) {
     const QString one = kModels + QStringLiteral("/:id");
     http.route(Method::Get, kModels, [this](const ApiRequest &r) { return list(r); });

@@ -17,7 +17,6 @@ class AssetsController final {
     Q_DISABLE_COPY_MOVE(AssetsController)
 public:
     AssetsController(AssetStore &models, EventHub &hub);
-    ~AssetsController();
 
     // Also gives POST /api/custom-3d-models its larger body limit (AssetStore::kUploadBodyBytes).
     void registerRoutes(HttpServer &http);

@@ -35,8 +35,6 @@ PromptsController::PromptsController(PromptStore &prompts, const AgentRegistry &
     });
 }
 
-PromptsController::~PromptsController() = default;
-
 void PromptsController::registerRoutes(HttpServer &http) {
     const QString all = QStringLiteral("/api/prompts");
     const QString one = QStringLiteral("/api/prompts/:id");

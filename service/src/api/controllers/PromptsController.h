@@ -16,7 +16,6 @@ class PromptsController final {
     Q_DISABLE_COPY_MOVE(PromptsController)
 public:
     PromptsController(PromptStore &prompts, const AgentRegistry &agents, EventHub &hub);
-    ~PromptsController();
 
     void registerRoutes(HttpServer &http);
 

@@ -242,8 +242,8 @@ bool ConnectionGuard::onHeadersComplete() {
         return false;
     }
     const qsizetype query = head.target.indexOf('?');
-    m_bodyLimit = m_limits.bodyLimitFor(head.method,
-                                        query < 0 ? head.target : head.target.first(query));
+    m_bodyLimit =
+        m_limits.bodyLimitFor(head.method, query < 0 ? head.target : head.target.first(query));
     if (auto refusal = frameBody(head, m_bodyLimit)) {
         refuse(*refusal);
         return false;

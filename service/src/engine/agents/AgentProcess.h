@@ -24,6 +24,7 @@ struct AgentLaunch {
     QString resumeId; // empty: a new session
     QString model;
     QString systemPrompt;
+    QString systemPromptFile; // the same, in a file, for a CLI that takes it on argv (Claude)
     // A directory of the agent's skills (agents/AgentShaper.h); empty: none. Claude takes it
     // as a plugin (--plugin-dir), Codex its skills/ folder as an extra skills root.
     QString skillsDir;

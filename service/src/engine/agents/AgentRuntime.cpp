@@ -220,6 +220,7 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     const AgentShape shape = m_shaper.shapeFor(*agent);
     request.systemPrompt = shape.instructions;
     request.skillsDir = shape.skillsDir;
+    request.systemPromptFile = shape.instructionsFile;
     request.allowedTools = shape.allowedTools;
     request.disallowedTools = shape.disallowedTools;
     request.askPermission = agent->permissionMode != QLatin1String("auto");

@@ -16,6 +16,9 @@ struct AgentShape {
     // Global system prompt, area, class and the agent's own instructions, composed in that
     // order (docs/api.md "Instructions").
     QString instructions;
+    // The same text in a file, when it is too long for one command-line argument (Linux takes
+    // at most 128 KiB per argument); empty otherwise.
+    QString instructionsFile;
     // A directory with the agent's skills in the layout its CLI reads (a Claude plugin whose
     // skills/ folder Codex also reads as a skills root); empty when it has none.
     QString skillsDir;

@@ -29,6 +29,7 @@ struct LaunchRequest {
     // What shapes it besides (agents/AgentShaper.h): the skills directory, empty for none, and
     // the tools it may or may not use (by the CLI's own rules; empty: the CLI's defaults).
     QString skillsDir;
+    QString systemPromptFile; // systemPrompt in a file, when it is too long for argv
     QStringList allowedTools;
     QStringList disallowedTools;
     // permissionMode "ask": a CLI that asks through its own protocol (Codex) is told to ask;

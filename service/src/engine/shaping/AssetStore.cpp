@@ -1,9 +1,9 @@
 #include "shaping/AssetStore.h"
 
-#include "base/Logging.h"
 #include "domain/DisplayText.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
+#include "shaping/ShapingLogging.h"
 #include "storage/Database.h"
 #include "storage/Transaction.h"
 
@@ -122,9 +122,9 @@ Status AssetStore::load() {
     if (e)
         return e;
     if (unreadable > 0)
-        qCCritical(lcStorage) << unreadable
+        qCCritical(lcShaping) << unreadable
                               << "stored 3D model record(s) could not be read and were skipped";
-    qCInfo(lcStorage) << "loaded" << m_order.size() << "3D model(s)," << m_totalBytes << "bytes";
+    qCInfo(lcShaping) << "loaded" << m_order.size() << "3D model(s)," << m_totalBytes << "bytes";
     return std::nullopt;
 }
 
@@ -251,24 +251,28 @@ Result<QJsonObject> AssetStore::create(const ModelUpload &upload) {
     if (Status e = insertRow(model, upload.bytes))
         return *e;
     remember(model);
-    qCInfo(lcStorage).noquote() << "stored 3D model" << model.value(k::Id).toString() << "of"
-                                << upload.bytes.size() << "bytes";
+    qCDebug(lcShaping).noquote() << "stored 3D model" << model.value(k::Id).toString() << "of"
+                                 << upload.bytes.size() << "bytes";
     Q_EMIT modelCreated(model);
     return model;
 }
 
+void AssetStore::forget(const QString &id) {
+    if (!m_models.contains(id))
+        return;
+    const QJsonObject model = m_models.take(id);
+    m_order.removeOne(id);
+    m_totalBytes -= model.value(sk::Size).toInteger();
+    Q_EMIT modelDeleted(model);
+}
+
 Status AssetStore::remove(const QString &id) {
-    const auto it = m_models.constFind(id);
-    if (it == m_models.constEnd())
+    if (!m_models.contains(id))
         return Error::notFound(c::NotFound, QStringLiteral("no 3D model with id '%1'").arg(id));
     if (Status e =
             m_db.exec(QStringLiteral("DELETE FROM assets WHERE id = ? AND kind = ?"), {id, kKind}))
         return e;
-    const QJsonObject model = *it;
-    m_models.remove(id);
-    m_order.removeOne(id);
-    m_totalBytes -= model.value(sk::Size).toInteger();
-    Q_EMIT modelDeleted(model);
+    forget(id);
     return std::nullopt;
 }
 
@@ -361,16 +365,8 @@ Status AssetStore::undoImport(const QStringList &ids) {
         if (!tx.commit())
             return m_db.commitError(QStringLiteral("cannot remove the imported 3D models"));
     }
-    for (const QString &id : ids) {
-        const auto it = m_models.constFind(id);
-        if (it == m_models.constEnd())
-            continue;
-        const QJsonObject model = *it;
-        m_models.remove(id);
-        m_order.removeOne(id);
-        m_totalBytes -= model.value(sk::Size).toInteger();
-        Q_EMIT modelDeleted(model);
-    }
+    for (const QString &id : ids)
+        forget(id);
     return std::nullopt;
 }
 

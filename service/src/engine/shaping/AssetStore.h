@@ -84,6 +84,8 @@ private:
     QJsonObject describe(const ModelUpload &upload) const; // a new id, the digest, now
     Status insertRow(const QJsonObject &model, const QByteArray &bytes);
     void remember(const QJsonObject &model);
+    // Drops a model whose row is gone, and says so (custom_3d_model_deleted).
+    void forget(const QString &id);
     bool nameTaken(const QString &name) const;
 
     Database &m_db;

@@ -60,6 +60,7 @@ QStringList InstructionComposer::skillsFor(const Agent &agent) const {
 AgentShape InstructionComposer::shapeFor(const Agent &agent) {
     AgentShape shape;
     shape.instructions = instructionsFor(agent);
+    shape.instructionsFile = m_materializer.writeInstructions(agent.id, shape.instructions);
     QList<Skill> skills;
     const QStringList slugs = skillsFor(agent);
     for (const QString &slug : slugs)

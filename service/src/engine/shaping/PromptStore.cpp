@@ -1,10 +1,11 @@
 #include "shaping/PromptStore.h"
 
-#include "base/Logging.h"
 #include "domain/AgentRegistry.h"
+#include "domain/AgentValidation.h"
 #include "domain/DisplayText.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
+#include "shaping/ShapingLogging.h"
 
 #include <QSet>
 #include <QUuid>
@@ -100,10 +101,10 @@ Status parseScope(const QJsonObject &body, PromptDraft &d) {
 QString scopeText(const PromptDraft &d) {
     if (!d.agentClass.isEmpty())
         return QStringLiteral("class '%1'").arg(d.agentClass);
-    if (!d.agentId.isEmpty())
-        return QStringLiteral("agent '%1'").arg(d.agentId);
     if (!d.agentName.isEmpty())
         return QStringLiteral("agent '%1'").arg(d.agentName);
+    if (!d.agentId.isEmpty())
+        return QStringLiteral("agent '%1'").arg(d.agentId);
     return QStringLiteral("global");
 }
 
@@ -141,12 +142,12 @@ Status PromptStore::load() {
             dangling.append(item.value(k::Id).toString());
     }
     if (!dangling.isEmpty()) {
-        qCWarning(lcStorage) << "removing" << dangling.size()
+        qCWarning(lcShaping) << "removing" << dangling.size()
                              << "saved prompt(s) of agents that no longer exist";
         if (Status e = m_store.removeAll(dangling))
-            qCWarning(lcStorage).noquote() << "could not remove them:" << e->message;
+            qCWarning(lcShaping).noquote() << "could not remove them:" << e->message;
     }
-    qCInfo(lcStorage) << "loaded" << m_store.count() << "saved prompt(s)";
+    qCInfo(lcShaping) << "loaded" << m_store.count() << "saved prompt(s)";
     return std::nullopt;
 }
 
@@ -213,7 +214,7 @@ QString PromptStore::sameNameAndScope(const PromptDraft &draft, const QString &e
     const QString folded = draft.name.toCaseFolded();
     const QList<QJsonObject> all = m_store.items();
     for (const QJsonObject &item : all) {
-        const QString id = item.value(k::Id).toString();
+        QString id = item.value(k::Id).toString();
         const PromptDraft other = draftOf(item);
         if (id != exceptId && other.agentClass == draft.agentClass &&
             other.agentId == draft.agentId && other.name.toCaseFolded() == folded)
@@ -291,11 +292,12 @@ void PromptStore::removeAgentPrompts(const QString &agentId) {
     }
     // On failure they stay until the next start, which drops prompts of missing agents (load).
     if (Status e = m_store.removeAll(ids))
-        qCCritical(lcStorage).noquote()
+        qCCritical(lcShaping).noquote()
             << "the deleted agent's saved prompts could not be removed:" << e->message;
 }
 
-QJsonArray PromptStore::exportItems() const {
+QJsonArray
+PromptStore::exportItems(const std::function<QString(const QString &agentId)> &agentName) const {
     QJsonArray out;
     const QList<QJsonObject> all = m_store.items();
     for (const QJsonObject &item : all) {
@@ -304,26 +306,23 @@ QJsonArray PromptStore::exportItems() const {
         if (!d.agentClass.isEmpty())
             scope.insert(k::Class, d.agentClass);
         if (!d.agentId.isEmpty()) {
-            const Agent *agent = m_agents.find(d.agentId);
-            if (!agent)
+            const QString name = agentName(d.agentId);
+            if (name.isEmpty())
                 continue; // its agent is gone: the prompt goes with it
-            scope.insert(sk::AgentName, agent->name);
+            scope.insert(sk::AgentName, name);
         }
         out.append(QJsonObject{{k::Name_, d.name}, {sk::Text, d.text}, {sk::Scope, scope}});
     }
     return out;
 }
 
-Result<PromptImport> PromptStore::validateImport(const QJsonValue &value,
-                                                 const QStringList &documentAgentNames) const {
+Result<PromptImport>
+PromptStore::validateImport(const QJsonValue &value,
+                            const std::function<bool(const QString &agentName)> &agentKnown) const {
     const QString category = QString(wire::org::category::AgentPrompts);
     const QString listWhere = QStringLiteral("categories.") + category;
     if (!value.isArray())
         return Error::badRequest(c::WrongType, listWhere + QStringLiteral(" must be an array"));
-    QStringList knownAgentNames = documentAgentNames;
-    const QList<Agent> agents = m_agents.agents();
-    for (const Agent &a : agents)
-        knownAgentNames.append(a.name);
     const QJsonArray list = value.toArray();
     PromptImport plan;
     QSet<QString> seen; // folded name + scope of each entry so far
@@ -356,7 +355,7 @@ Result<PromptImport> PromptStore::validateImport(const QJsonValue &value,
             if (!d.agentClass.isEmpty())
                 return at(where, invalid(QStringLiteral("scope names a class or an agent, not "
                                                         "both")));
-            if (!knownAgentNames.contains(agentName, Qt::CaseInsensitive)) {
+            if (!agentKnown(agentName)) {
                 plan.warnings.append(QStringLiteral("%1: no agent named '%2'; the prompt was "
                                                     "left out")
                                          .arg(where, agentName));
@@ -364,10 +363,8 @@ Result<PromptImport> PromptStore::validateImport(const QJsonValue &value,
             }
             d.agentName = agentName;
             // Its id, when the agent exists already, for the conflict check below.
-            for (const Agent &a : agents) {
-                if (a.name.compare(agentName, Qt::CaseInsensitive) == 0)
-                    d.agentId = a.id;
-            }
+            if (const Agent *a = m_agents.findByName(agentName))
+                d.agentId = a->id;
         }
         const QString key = d.name.toCaseFolded() + QLatin1Char('\n') + d.agentClass +
                             QLatin1Char('\n') + agentName.toCaseFolded();
@@ -393,22 +390,21 @@ Result<PromptImport> PromptStore::validateImport(const QJsonValue &value,
     return plan;
 }
 
-Result<QStringList> PromptStore::applyImport(const PromptImport &plan) {
+Result<QStringList>
+PromptStore::applyImport(const PromptImport &plan,
+                         const std::function<QString(const QString &agentName)> &agentId) {
     QList<CatalogStore::Item> items;
     QStringList ids;
-    const QList<Agent> agents = m_agents.agents();
     const qint64 now = m_clock.nowMs();
     for (PromptDraft d : plan.drafts) {
         if (!d.agentName.isEmpty()) {
-            const auto it = std::find_if(agents.cbegin(), agents.cend(), [&d](const Agent &a) {
-                return a.name.compare(d.agentName, Qt::CaseInsensitive) == 0;
-            });
-            if (it == agents.cend())
+            d.agentId = agentId(d.agentName);
+            // Validated against the agents there would be: only a caller's bug gets here.
+            if (d.agentId.isEmpty() || !m_agents.find(d.agentId))
                 return Error::internal(c::Internal,
                                        QStringLiteral("categories.agent-prompts: agent '%1' was "
                                                       "not created")
                                            .arg(d.agentName));
-            d.agentId = it->id;
         }
         const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
         items.append({id, toJson(id, d, now, now)});

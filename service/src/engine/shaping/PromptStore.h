@@ -14,6 +14,7 @@
 #include <QObject>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 namespace flotilla {
@@ -65,17 +66,22 @@ public:
     Result<QJsonObject> patch(const QString &id, const QJsonObject &body);
     Status remove(const QString &id);
 
-    // Config transfer (`agent-prompts`). Export: each prompt without id and times, an agent's
-    // scope by the agent's name ({agentName}); a prompt whose agent is gone is left out.
-    QJsonArray exportItems() const;
-    // Each entry as POST takes it, with scope.agentName in place of scope.agentId, checked
-    // against this service's agents and `documentAgentNames` (an entry for an agent in neither
-    // is left out with a warning). Twice the same name and scope in the document: 422.
-    Result<PromptImport> validateImport(const QJsonValue &value,
-                                        const QStringList &documentAgentNames) const;
-    // After the document's agents were created: resolves agent names, stores every prompt in
-    // one transaction (prompt_created each) and returns their ids for undoImport.
-    Result<QStringList> applyImport(const PromptImport &plan);
+    // Config transfer (`agent-prompts`, organization/CategoryTransfer.h). Export: each prompt
+    // without id and times, an agent's scope by the agent's name ({agentName}, from
+    // `agentName`: empty when there is no such agent, and then the prompt is left out).
+    QJsonArray exportItems(const std::function<QString(const QString &agentId)> &agentName) const;
+    // Each entry as POST takes it, with scope.agentName in place of scope.agentId; `agentKnown`
+    // says whether the document or this service has that agent (an entry for an agent in
+    // neither is left out with a warning). Twice the same name and scope in the document: 422.
+    Result<PromptImport>
+    validateImport(const QJsonValue &value,
+                   const std::function<bool(const QString &agentName)> &agentKnown) const;
+    // After the document's agents were created: resolves agent names through `agentId`, stores
+    // every prompt in one transaction (prompt_created each) and returns their ids for
+    // undoImport.
+    Result<QStringList>
+    applyImport(const PromptImport &plan,
+                const std::function<QString(const QString &agentName)> &agentId);
     // Removes what applyImport stored, when a later step of the import failed.
     Status undoImport(const QStringList &ids);
 

@@ -4,6 +4,8 @@
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -51,8 +53,8 @@ SkillMaterializer::Written SkillMaterializer::write(const QString &agentId,
                                                     const QList<Skill> &skills) {
     const QString dir = m_root + QLatin1Char('/') + agentId;
     if (skills.isEmpty()) {
-        if (m_written.contains(agentId) || QFileInfo::exists(dir))
-            forget(agentId);
+        m_written.remove(agentId);
+        QDir(dir).removeRecursively();
         return {};
     }
     QCryptographicHash hash(QCryptographicHash::Sha256);
@@ -98,8 +100,23 @@ SkillMaterializer::Written SkillMaterializer::write(const QString &agentId,
     return {dir, fingerprint};
 }
 
+QString SkillMaterializer::writeInstructions(const QString &agentId, const QString &text) {
+    const QString path = m_root + QLatin1Char('/') + agentId + QStringLiteral(".instructions.md");
+    const QByteArray bytes = text.toUtf8();
+    if (bytes.size() <= kArgMaxBytes) {
+        QFile::remove(path);
+        return {};
+    }
+    if (!QDir().mkpath(m_root) || !writeFile(path, bytes)) {
+        qCWarning(lcShaping).noquote() << "cannot write the instructions of agent" << agentId;
+        return {};
+    }
+    return path;
+}
+
 void SkillMaterializer::forget(const QString &agentId) {
     m_written.remove(agentId);
+    QFile::remove(m_root + QLatin1Char('/') + agentId + QStringLiteral(".instructions.md"));
     QDir(m_root + QLatin1Char('/') + agentId).removeRecursively();
 }
 

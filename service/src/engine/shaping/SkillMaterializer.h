@@ -28,7 +28,13 @@ public:
 
     // The skills (in order) for `agentId`, written if they changed since the last call.
     Written write(const QString &agentId, const QList<Skill> &skills);
-    // Removes the agent's directory (the agent was deleted).
+    // `text` in the agent's instructions file (beside its skills directory), when it is longer
+    // than kArgMaxBytes; the path, or empty (short text: the file is removed).
+    QString writeInstructions(const QString &agentId, const QString &text);
+    // An argument of at most this many bytes passes execve (MAX_ARG_STRLEN is 128 KiB).
+    static constexpr int kArgMaxBytes = 96 * 1024;
+
+    // Removes the agent's directory and instructions file (the agent was deleted).
     void forget(const QString &agentId);
 
     // SKILL.md as both CLIs read it: YAML front matter (name, description, allowed-tools) and

@@ -10,6 +10,7 @@
 #include "base/Logging.h"
 #include "buildings/BuildingStore.h"      // buildings
 #include "buildings/BuildingSupervisor.h" // buildings
+#include "buildings/BuildingTransfer.h"
 #include "controllers/AgentsController.h"
 #include "controllers/AssetsController.h" // saved prompts and 3D models
 #include "controllers/BossController.h"
@@ -41,6 +42,7 @@
 #include "hooks/HookFeed.h"   // hooks
 #include "hooks/HookRunner.h" // hooks
 #include "hooks/HookStore.h"  // hooks
+#include "hooks/HookTransfer.h"
 #include "http/HttpServer.h"
 #include "permissions/PermissionBroker.h"
 #include "permissions/RuleStore.h"
@@ -50,7 +52,9 @@
 #include "protocol/WorktreeNames.h"
 #include "security/AgentTokens.h"
 #include "shaping/AssetStore.h"  // saved prompts and 3D models
+#include "shaping/AssetTransfer.h"
 #include "shaping/PromptStore.h" // saved prompts and 3D models
+#include "shaping/PromptTransfer.h"
 #include "organization/AreaStore.h"
 #include "shaping/ClassCatalog.h"
 #include "shaping/InstructionComposer.h"
@@ -104,6 +108,7 @@ ServiceApp::~ServiceApp() {
     m_permissions.reset(); // denies what is still pending: needs the rules, the hub, the agents
     m_bossController.reset();
     m_organizationController.reset();
+    m_featureTransfers.clear(); // the transfers the organization controller held
     m_execController.reset();
     m_runtimeController.reset();
     m_historyController.reset();
@@ -389,19 +394,16 @@ void ServiceApp::buildControllers() {
     m_hooksController = std::make_unique<HooksController>(*m_hookStore, *m_hookRunner, *m_hub);
     // (end hooks)
     // Buildings (engine/buildings): the store, the supervisor that runs them and the routes.
-    // Like areas, a store that cannot be read starts empty rather than stopping the service.
-    // Areas belong to the organization controller: their table answers whether one exists.
+    // Like areas, a store that cannot be read starts empty rather than stopping the service. A
+    // deleted area's buildings stay, without an area.
     m_buildingStore = std::make_unique<BuildingStore>(
         *m_db, *m_agents, *m_secrets,
-        [db = m_db.get()](const QString &areaId) {
-            bool found = false;
-            db->query(QStringLiteral("SELECT 1 FROM areas WHERE id = ?"), {areaId},
-                      [&found](const QVariantList &) { found = true; });
-            return found;
-        },
+        [areas = m_areas.get()](const QString &areaId) { return areas->find(areaId) != nullptr; },
         clock());
     if (Status e = m_buildingStore->load())
         qCCritical(lcApp).noquote() << "buildings could not be read:" << e->message;
+    connect(m_areas.get(), &AreaStore::areaDeleted, m_buildingStore.get(),
+            [store = m_buildingStore.get()](const Area &area) { store->forgetArea(area.id); });
     BuildingsConfig buildingsConfig;
     buildingsConfig.environment = m_config.agentEnvironment;
     // A building's output is broadcast to every client: `env` must not show the token there.
@@ -411,9 +413,9 @@ void ServiceApp::buildControllers() {
                                         threshold = m_config.coalesceAboveBacklogBytes] {
         return hub->largestHealthyBacklog() >= threshold;
     };
-    m_buildings = std::make_unique<BuildingSupervisor>(*m_buildingStore, *m_agents, *m_secrets,
-                                                       clock(), std::move(buildingsConfig),
-                                                       credentialSource());
+    m_buildings =
+        std::make_unique<BuildingSupervisor>(*m_buildingStore, *m_agents, *m_secrets, clock(),
+                                             std::move(buildingsConfig), credentialSource());
     m_buildingsController =
         std::make_unique<BuildingsController>(*m_buildingStore, *m_buildings, *m_hub);
     // (end buildings)
@@ -434,6 +436,13 @@ void ServiceApp::buildControllers() {
     m_organizationController = std::make_unique<OrganizationController>(
         *m_agents, *m_hub, *m_areas, *m_prompt, *m_secrets, *m_permissionRules, clock());
     m_organizationController->transfer().addTransfer(*m_shapingTransfer);
+    // The feature categories applied after the agents: prompts, hooks, buildings, 3D models.
+    m_featureTransfers.push_back(std::make_unique<PromptTransfer>(*m_promptStore));
+    m_featureTransfers.push_back(std::make_unique<HookTransfer>(*m_hookStore, clock()));
+    m_featureTransfers.push_back(std::make_unique<BuildingTransfer>(*m_buildingStore, clock()));
+    m_featureTransfers.push_back(std::make_unique<AssetTransfer>(*m_assetStore));
+    for (const auto &transfer : m_featureTransfers)
+        m_organizationController->transfer().addTransfer(*transfer);
     m_organizationController->transfer().setSkillLookup(
         [skills = m_skills.get()](const QString &slug) { return skills->contains(slug); });
     m_classesController = std::make_unique<ClassesController>(*m_classes, *m_agents, *m_hub);
@@ -494,7 +503,8 @@ void ServiceApp::registerRoutes() {
     m_skillsController->registerRoutes(http);
     m_promptsController->registerRoutes(http); // saved prompts and 3D models
     m_assetsController->registerRoutes(http);  // saved prompts and 3D models
-    m_hooksController->registerRoutes(http); // hooks
+    // hooks
+    m_hooksController->registerRoutes(http);
     m_buildingsController->registerRoutes(http); // buildings
 }
 
@@ -576,10 +586,11 @@ void ServiceApp::shutdown() {
         return;
     m_stopped = true;
     m_http->stopListening();
-    m_hookRunner->shutdown(); // no hook runs for what the shutdown itself causes (hooks)
+    // No hook runs for what the shutdown itself causes. (hooks)
+    m_hookRunner->shutdown();
     m_runtime->shutdown(); // no agent process outlives the service
-    if (m_buildings) // nor a building's process group (buildings)
-        m_buildings->shutdown();
+    if (m_buildings)
+        m_buildings->shutdown(); // nor a building's process group (buildings)
     m_hub->closeAll();
     if (Status e = m_agents->flush())
         qCCritical(lcApp).noquote() << "could not save agent state on shutdown:" << e->message;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace flotilla {
 
@@ -32,6 +33,7 @@ class BossController;
 class BuildingStore;       // buildings
 class BuildingSupervisor;  // buildings
 class BuildingsController; // buildings
+class CategoryTransfer;
 class ConfigController;
 class Database;
 class EventHub;
@@ -153,10 +155,13 @@ private:
     // included) use them.
     std::unique_ptr<PromptStore> m_promptStore;
     std::unique_ptr<AssetStore> m_assetStore;
-    std::unique_ptr<HookStore> m_hookStore;   // hooks
-    std::unique_ptr<HookRunner> m_hookRunner; // hooks
-    std::unique_ptr<BuildingStore> m_buildingStore;   // buildings
-    std::unique_ptr<BuildingSupervisor> m_buildings;  // buildings
+    // Hooks: the store and the runner the service's events feed. (hooks)
+    std::unique_ptr<HookStore> m_hookStore;
+    std::unique_ptr<HookRunner> m_hookRunner;
+    std::unique_ptr<BuildingStore> m_buildingStore;  // buildings
+    std::unique_ptr<BuildingSupervisor> m_buildings; // buildings
+    // Config transfer of saved prompts, hooks, buildings and 3D models (CategoryTransfer.h).
+    std::vector<std::unique_ptr<CategoryTransfer>> m_featureTransfers;
     std::unique_ptr<AgentsController> m_agentsController;
     std::unique_ptr<NotificationsController> m_notificationsController;
     std::unique_ptr<SystemPromptController> m_promptController;
@@ -178,7 +183,8 @@ private:
     std::unique_ptr<SkillsController> m_skillsController;
     std::unique_ptr<PromptsController> m_promptsController; // saved prompts and 3D models
     std::unique_ptr<AssetsController> m_assetsController;   // saved prompts and 3D models
-    std::unique_ptr<HooksController> m_hooksController; // hooks
+    // hooks
+    std::unique_ptr<HooksController> m_hooksController;
     std::unique_ptr<BuildingsController> m_buildingsController; // buildings
     quint16 m_port = 0;
     QString m_agentUrl;

@@ -78,6 +78,7 @@ AgentLaunch ClaudeProvider::launch(const LaunchRequest &request) const {
     launch.model = request.model;
     launch.systemPrompt = request.systemPrompt;
     launch.skillsDir = request.skillsDir;
+    launch.systemPromptFile = request.systemPromptFile;
     launch.arguments = arguments(launch);
     // The class's tool lists, in the CLI's own rule syntax (e.g. "Bash(git:*)").
     if (!request.allowedTools.isEmpty())
@@ -115,7 +116,9 @@ QStringList ClaudeProvider::arguments(const AgentLaunch &launch) const {
         args << QStringLiteral("--resume") << launch.resumeId;
     if (!launch.model.isEmpty())
         args << QStringLiteral("--model") << launch.model;
-    if (!launch.systemPrompt.isEmpty())
+    if (!launch.systemPromptFile.isEmpty())
+        args << QStringLiteral("--append-system-prompt-file") << launch.systemPromptFile;
+    else if (!launch.systemPrompt.isEmpty())
         args << QStringLiteral("--append-system-prompt") << launch.systemPrompt;
     // The agent's skills, as a plugin for this session only: namespaced flotilla:<skill>, and
     // nothing written into the user's repository or ~/.claude (verified with 2.1.329).

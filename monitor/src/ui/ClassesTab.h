@@ -1,0 +1,42 @@
+#pragma once
+// The Library's classes: every class the service defines (built-in ones marked), with its icon
+// or letter badge; New, Edit (or double-click) and Delete. A refused delete (class_in_use with
+// the agents that use it, builtin_class) is shown under the list.
+
+#include <QWidget>
+
+class QLabel;
+class QListView;
+class QPushButton;
+
+namespace flotilla::monitor {
+class ShapingCatalog;
+}
+
+namespace flotilla::monitor::ui {
+
+class ClassDialog;
+
+class ClassesTab final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ClassesTab)
+public:
+    explicit ClassesTab(ShapingCatalog &catalog, QWidget *parent = nullptr);
+
+    QListView *list() const { return m_list; }
+    QString currentSlug() const;
+    void selectSlug(const QString &slug);
+    ClassDialog *openEditor(bool create); // the dialog, shown (window-modal)
+    void deleteCurrent();
+
+private:
+    void updateButtons();
+
+    ShapingCatalog &m_catalog;
+    QListView *m_list;
+    QPushButton *m_edit;
+    QPushButton *m_delete;
+    QLabel *m_error;
+};
+
+} // namespace flotilla::monitor::ui
