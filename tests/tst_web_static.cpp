@@ -62,6 +62,8 @@ private Q_SLOTS:
         QTest::newRow("notifications") << QStringLiteral("/notifications");
         QTest::newRow("tasks") << QStringLiteral("/tasks");
         QTest::newRow("signin") << QStringLiteral("/signin");
+        QTest::newRow("library") << QStringLiteral("/library");
+        QTest::newRow("library section") << QStringLiteral("/library/skills");
     }
 
     void pageAndClientRoutes() {

@@ -19,3 +19,6 @@ flotilla_browser_test(tst_web_replies)
 # --tls-cert/--tls-key: HTTPS, WSS, origins, agents' plain loopback listener, refusals, and the
 # page in Chromium over TLS.
 flotilla_browser_test(tst_web_tls)
+# What shapes agents on the page: the library (classes with icons, skills, prompts, hooks,
+# buildings), the new-agent form, the agent's header and the saved-prompts picker.
+flotilla_browser_test(tst_web_shaping)

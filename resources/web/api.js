@@ -14,10 +14,11 @@ export function forgetToken() {
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, data) {
     super(message);
     this.status = status;
     this.code = code;
+    this.data = data || {}; // the whole error body: some codes say more (class_in_use: agents)
   }
 }
 
@@ -43,7 +44,7 @@ export async function api(method, path, body) {
   }
   if (!res.ok) {
     throw new ApiError(res.status, (data && data.code) || 'http',
-      (data && data.error) || `${res.status} ${res.statusText}`);
+      (data && data.error) || `${res.status} ${res.statusText}`, data);
   }
   return data;
 }

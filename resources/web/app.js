@@ -5,6 +5,8 @@ import {clear, h} from './dom.js';
 import {addTask, handleMessage, runningTasks, setNotifications, setRequests, state, subscribe} from './store.js';
 import {agentsView, connectionView, inboxView, loadTasks, notificationsView, signInView, tasksView} from './views.js';
 import {conversationView} from './conversation.js';
+import {loadCatalog} from './catalog.js';
+import {libraryView} from './library.js';
 
 const main = document.getElementById('main');
 const linkState = document.getElementById('link-state');
@@ -16,6 +18,7 @@ const routes = [
   {pattern: /^\/inbox$/, view: inboxView, section: 'inbox'},
   {pattern: /^\/notifications$/, view: notificationsView, section: 'notifications'},
   {pattern: /^\/tasks$/, view: tasksView, section: 'tasks'},
+  {pattern: /^\/library(?:\/([^/]+))?$/, view: libraryView, section: 'library', keys: ['section']},
 ];
 
 // 'signin' | 'connecting' | 'lost' | 'ready'
@@ -74,7 +77,7 @@ function render() {
     const m = route.pattern.exec(path);
     if (!m) continue;
     const params = {};
-    (route.keys || []).forEach((k, i) => { params[k] = decodeURIComponent(m[i + 1]); });
+    (route.keys || []).forEach((k, i) => { if (m[i + 1] !== undefined) params[k] = decodeURIComponent(m[i + 1]); });
     for (const a of document.querySelectorAll('nav a')) {
       if (a.dataset.section === route.section) a.setAttribute('aria-current', 'page');
       else a.removeAttribute('aria-current');
@@ -177,6 +180,9 @@ conn.addEventListener('open', async () => {
     toast('Could not load the inbox: ' + e.message, 'error');
   }
   setPhase('ready');
+  // Classes (icons beside agents), skills, prompts, hooks and buildings: the views fill in as
+  // each arrives.
+  loadCatalog();
   loadTasks().then((tasks) => { for (const t of tasks) if (!state.tasks.has(t.taskId)) addTask(t); });
 });
 conn.addEventListener('close', () => {

@@ -2,7 +2,9 @@
 // delta, tool calls collapsed, the agent's pending requests, a composer and Stop.
 
 import {api} from './api.js';
+import {listOf} from './catalog.js';
 import {clip, formatTime, formatTokens, formatUsd, h, toolSummary} from './dom.js';
+import {classIcon} from './icons.js';
 import {renderMarkdown} from './markdown.js';
 import {state, subscribe} from './store.js';
 import {BUDGET_ERROR, budgetUse, contextMeter, hasTeam, requestCard, statusBadge} from './views.js';
@@ -86,17 +88,63 @@ export function conversationView(main, params, ctx) {
   const textarea = h('textarea', {id: 'message', rows: 2, placeholder: 'Message (Ctrl+Enter sends)',
     'aria-label': 'Message to the agent', required: true});
   const send = h('button', {type: 'submit', class: 'primary', id: 'send'}, 'Send');
-  const form = h('form', {class: 'composer', id: 'composer'}, textarea, send);
+  const picker = h('select', {id: 'prompt-picker', class: 'prompt-picker', 'aria-label': 'Saved prompts'});
+  picker.hidden = true;
+  const form = h('form', {class: 'composer', id: 'composer'}, picker, textarea, send);
+  const icon = h('span', {class: 'agent-icon'});
+  const shape = h('p', {class: 'agent-shape', id: 'agent-shape'});
   main.append(h('section', {class: 'view conversation'},
     h('div', {class: 'view-head'},
       h('a', {href: '/', 'data-nav': true, class: 'back', 'aria-label': 'Back to agents'}, '‹'),
-      title, status, stop),
+      icon, title, status, stop),
+    shape,
     h('p', {class: 'agent-meta'}, meta, context, usage, budget, processState),
     log, requests, form));
   log.append(older);
 
+  // The agent's class (its icon, its name when the service defines it) and skills.
+  const renderShape = (a) => {
+    icon.replaceChildren(classIcon(a.class, 28) || '');
+    const cls = a.class && state.classes.get(a.class);
+    const skills = (a.skills || []).map((slug) => (state.skills.get(slug) || {}).name || slug);
+    shape.replaceChildren(
+      a.class ? h('span', {class: 'agent-class', dataset: {class: a.class}}, cls ? cls.name || a.class : a.class) : '',
+      ...skills.map((name) => h('span', {class: 'chip skill'}, name)));
+    shape.hidden = !a.class && !skills.length;
+  };
+
+  // Saved prompts for this agent (global, its class's, its own): one fills the box, to be
+  // edited before it is sent.
+  let prompts = [];
+  let promptsFor = null;
+  const renderPicker = () => {
+    picker.replaceChildren(h('option', {value: ''}, `Saved prompts (${prompts.length})…`),
+      ...prompts.map((p) => h('option', {value: p.id}, p.name)));
+    picker.value = '';
+    picker.hidden = prompts.length === 0;
+  };
+  const loadPrompts = () => {
+    api('GET', '/api/prompts?agentId=' + encodeURIComponent(agentId)).then((r) => {
+      prompts = listOf(r, 'prompts').sort((a, b) => a.name.localeCompare(b.name));
+      renderPicker();
+    }, () => { prompts = []; renderPicker(); });
+  };
+  picker.addEventListener('change', () => {
+    const p = prompts.find((x) => x.id === picker.value);
+    picker.value = '';
+    if (!p) return;
+    textarea.value = p.text;
+    textarea.focus();
+    textarea.setSelectionRange(p.text.length, p.text.length);
+  });
+
   const renderHead = () => {
     const a = state.agents.get(agentId) || agent;
+    renderShape(a);
+    if (promptsFor !== (a.class || '')) {
+      promptsFor = a.class || '';
+      loadPrompts();
+    }
     status.replaceChildren(statusBadge(a.status));
     meta.textContent = `${a.provider || 'claude'} · ${a.model || ''} · ${a.cwd || ''}` +
       (a.currentTool ? ` · tool: ${a.currentTool}` : '');
@@ -305,6 +353,9 @@ export function conversationView(main, params, ctx) {
     subscribe('agent:' + agentId, renderHead),
     subscribe('agents', renderHead),
     subscribe('requests', renderRequests),
+    subscribe('classes', renderHead),
+    subscribe('skills', renderHead),
+    subscribe('prompts', loadPrompts),
   ];
   return () => { if (frame) cancelAnimationFrame(frame); for (const off of offs) off(); };
 }

@@ -97,6 +97,11 @@ const handlers = {
   error: (p) => emit('server-error', p),
 };
 
+// More message types, from the modules that keep their own part of the state (catalog.js).
+export function addHandlers(more) {
+  Object.assign(handlers, more);
+}
+
 export function handleMessage({type, payload}) {
   const fn = handlers[type];
   if (fn && payload !== undefined && payload !== null) fn(payload);

@@ -1,9 +1,11 @@
 // The page's screens except the conversation: agents, inbox, notifications, tasks, sign-in and
 // the connection screen. A view is view(main, params, ctx) -> cleanup function.
 
+import {newAgentForm} from './agentform.js';
 import {api} from './api.js';
 import {changePreview} from './change.js';
 import {clear, clip, formatTime, formatTokens, formatUsd, h, toolSummary} from './dom.js';
+import {classIcon} from './icons.js';
 import {runningTasks, state, subscribe} from './store.js';
 
 const STATUS_LABEL = {
@@ -81,13 +83,19 @@ export function usageLine(a) {
 
 let filterText = '';
 
-export function agentsView(main) {
+export function agentsView(main, params, ctx) {
   const input = h('input', {type: 'search', id: 'agent-filter', placeholder: 'Filter by name, status, provider…',
     'aria-label': 'Filter agents', value: filterText, autocomplete: 'off'});
   const list = h('ul', {class: 'agents', id: 'agent-list', 'aria-label': 'Agents'});
   const summary = h('p', {class: 'muted summary', 'aria-live': 'polite'});
+  const formBox = h('div');
+  const closeForm = () => { formBox.replaceChildren(); add.hidden = false; };
+  const add = h('button', {type: 'button', class: 'primary', id: 'new-agent', onclick: () => {
+    formBox.replaceChildren(newAgentForm(ctx, closeForm));
+    add.hidden = true;
+  }}, 'New agent');
   main.append(h('section', {class: 'view'},
-    h('div', {class: 'view-head'}, h('h1', null, 'Agents'), input), summary, list));
+    h('div', {class: 'view-head'}, h('h1', null, 'Agents'), input, add), formBox, summary, list));
 
   const render = () => {
     const words = filterText.toLowerCase().split(/\s+/).filter(Boolean);
@@ -108,7 +116,8 @@ export function agentsView(main) {
   };
   input.addEventListener('input', () => { filterText = input.value; render(); });
   render();
-  return subscribe('agents', render);
+  const offs = ['agents', 'classes'].map((t) => subscribe(t, render));
+  return () => { for (const off of offs) off(); };
 }
 
 function agentRow(a) {
@@ -118,6 +127,7 @@ function agentRow(a) {
   return h('li', {class: 'agent', dataset: {id: a.id, status: a.status, ...(level && {budget: level})}},
     h('a', {href: '/agents/' + encodeURIComponent(a.id), 'data-nav': true, class: 'agent-link'},
       h('span', {class: 'agent-top'},
+        classIcon(a.class),
         h('strong', {class: 'agent-name'}, a.name),
         statusBadge(a.status),
         h('span', {class: 'provider'}, `${a.provider || 'claude'} · ${a.model || ''}`)),

@@ -11,7 +11,8 @@ namespace {
 QStringList pageRoutes() {
     return {QStringLiteral("/"),      QStringLiteral("/agents/:id"),
             QStringLiteral("/inbox"), QStringLiteral("/notifications"),
-            QStringLiteral("/tasks"), QStringLiteral("/signin")};
+            QStringLiteral("/tasks"), QStringLiteral("/signin"),
+            QStringLiteral("/library"), QStringLiteral("/library/:section")};
 }
 
 } // namespace

@@ -190,7 +190,9 @@ QByteArray StaticSite::contentSecurityPolicy(const QByteArray &host) {
     // Echo the Host only in the shape RequestPolicy accepts (no spaces, quotes or semicolons).
     if (!host.isEmpty() && RequestPolicy::splitAuthority(host.trimmed(), &name, &port))
         connect += " ws://" + host.trimmed() + " wss://" + host.trimmed();
-    return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    // blob: images: class icons, which need the token, are fetched by the page and shown from a
+    // blob URL it made; an SVG shown as an image runs no script.
+    return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; "
            "font-src 'self'; manifest-src 'self'; connect-src " +
            connect +
            "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'";
