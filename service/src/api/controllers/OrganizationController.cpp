@@ -77,6 +77,11 @@ OrganizationController::unassignAgents(const std::function<bool(const QString &a
 }
 
 void OrganizationController::registerRoutes(HttpServer &http) {
+    // A configuration carries skills (up to 256 KiB each), icons and 3D models as base64: more
+    // than the general limit allows, less than a full quota of models (documents that large
+    // need --max-body-bytes).
+    http.allowLargerBody(Method::Post, QStringLiteral("/api/config/import"),
+                         ConfigTransfer::kImportBodyBytes);
     const QString areas = QStringLiteral("/api/areas");
     const QString area = QStringLiteral("/api/areas/:id");
     http.route(Method::Get, areas, [this](const ApiRequest &r) { return listAreas(r); });

@@ -57,6 +57,8 @@ public:
     static constexpr int kFormatVersion = 1;
     // Each agent costs one durable write on import; a document with more is not a config.
     static constexpr int kMaxImportAgents = 500;
+    // The body limit of POST /api/config/import (the general one is 1 MiB).
+    static constexpr qint64 kImportBodyBytes = 32 * 1024 * 1024;
 
     ConfigTransfer(AgentRegistry &agents, AreaStore &areas, SystemPromptStore &prompt,
                    SecretStore &secrets, ActivityLog &activity, RuleStore &rules, Clock clock);
