@@ -1,5 +1,6 @@
 #pragma once
-// What the organization suites (tst_organization, tst_config_transfer) share: the real service,
+// What the REST suites of organization and shaping (tst_organization, tst_config_transfer*, the
+// shaping, saved-prompt and 3D-model suites) share: the real service,
 // a REST client and a WebSocket client, plus short helpers for agents and areas. Header-only and
 // without Q_OBJECT, so it needs no entry in the support library.
 
