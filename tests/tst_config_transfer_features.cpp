@@ -417,6 +417,70 @@ private Q_SLOTS:
         QVERIFY(fresh.restart());
         QVERIFY(snapshot(fresh) == before);
     }
+
+    // A building whose env names a secret imports into a service without that secret when the
+    // document brings it (includeSecrets=true): the secret is written before the building, which
+    // keeps its placeholder and starts with the imported value. Its refusals name the import's
+    // field, agentName, not the route's agentId.
+    void buildingWithTheDocumentsSecretImports() {
+        QCOMPARE(putSecret(f, QStringLiteral("DB_PASS"), kSecretValue), 201);
+        // The value's length, not the value: a secret in the command would be masked.
+        const QString check =
+            QStringLiteral("[ ${#DB_PASSWORD} = %1 ] && echo match").arg(kSecretValue.size());
+        QVERIFY(
+            !made(f, QStringLiteral("/api/buildings"),
+                  QJsonObject{{kName, QStringLiteral("Migrator")},
+                              {QStringLiteral("command"),
+                               QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), check}},
+                              {QStringLiteral("env"), QJsonObject{{QStringLiteral("DB_PASSWORD"),
+                                                                   QStringLiteral("{{DB_PASS}}")}}},
+                              {QStringLiteral("restart"), QStringLiteral("no")},
+                              {QStringLiteral("cwd"), f.svc->workDir()}})
+                 .isEmpty());
+        const HttpResponse full =
+            f.get(QStringLiteral("/api/config/export?categories=buildings&includeSecrets=true"));
+        QCOMPARE(full.status, 200);
+
+        OrgFixture fresh;
+        QVERIFY(fresh.start());
+        const HttpResponse dry =
+            fresh.http->post(fresh.url(kImport + QStringLiteral("?dryRun=true")), full.object());
+        QCOMPARE(dry.status, 200);
+        const HttpResponse imported = fresh.post(kImport, full.object());
+        QCOMPARE(imported.status, 200);
+        const QJsonObject counts = imported.object().value(QStringLiteral("imported")).toObject();
+        QCOMPARE(counts.value(QStringLiteral("buildings")).toInt(), 1);
+        QCOMPARE(counts.value(QStringLiteral("secrets")).toInt(), 1);
+        const QJsonArray secrets = fresh.get(QStringLiteral("/api/secrets"))
+                                       .object()
+                                       .value(QStringLiteral("secrets"))
+                                       .toArray();
+        QCOMPARE(secrets.size(), 1);
+        QCOMPARE(secrets.at(0)[kName].toString(), QStringLiteral("DB_PASS"));
+        const QJsonArray buildings = fresh.get(QStringLiteral("/api/buildings")).array();
+        QCOMPARE(buildings.size(), 1);
+        QCOMPARE(buildings.at(0)[QStringLiteral("env")].toObject(),
+                 (QJsonObject{{QStringLiteral("DB_PASSWORD"), QStringLiteral("{{DB_PASS}}")}}));
+        const QString id = buildings.at(0)[QStringLiteral("id")].toString();
+        QCOMPARE(fresh.post(QStringLiteral("/api/buildings/%1/start").arg(id), {}).status, 200);
+        QTRY_VERIFY(
+            fresh.get(QStringLiteral("/api/buildings/%1/logs").arg(id)).body.contains("\"match\""));
+
+        const QJsonObject noCwd{{kName, QStringLiteral("B")},
+                                {QStringLiteral("command"), QJsonArray{QStringLiteral("true")}}};
+        QJsonObject unknownField = noCwd;
+        unknownField.insert(QStringLiteral("cwd"), fresh.svc->workDir());
+        unknownField.insert(QStringLiteral("state"), QStringLiteral("running"));
+        for (const QJsonObject &building : {noCwd, unknownField}) {
+            const HttpResponse r = fresh.post(
+                kImport, document({{QStringLiteral("buildings"), QJsonArray{building}}}));
+            QVERIFY(r.status == 400 || r.status == 422);
+            const QString message = r.object().value(QStringLiteral("error")).toString();
+            QVERIFY2(message.contains(QStringLiteral("agentName")) &&
+                         !message.contains(QStringLiteral("agentId")),
+                     qPrintable(message));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestConfigTransferFeatures)

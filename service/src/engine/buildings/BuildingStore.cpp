@@ -4,6 +4,7 @@
 #include "domain/AgentRegistry.h"
 #include "domain/DisplayText.h"
 #include "exec/SecretStore.h"
+#include "protocol/ExecNames.h"
 #include "protocol/ShapingNames.h"
 
 #include <QDir>
@@ -139,6 +140,19 @@ Status checkCwd(const QString &cwd) {
     return std::nullopt;
 }
 
+// The {{NAME}}s of `text` whose secret `known` does not know, read as SecretStore::expand reads
+// them (any other "{{...}}" is left alone), each named once.
+QStringList unknownSecrets(const QString &text, const std::function<bool(const QString &)> &known) {
+    QStringList unknown;
+    const QStringList names = SecretStore::placeholderNames(text);
+    for (const QString &name : names) {
+        const QString shown = name.left(SecretStore::kMaxNameChars);
+        if (!known(name) && !unknown.contains(shown))
+            unknown.append(shown);
+    }
+    return unknown;
+}
+
 } // namespace
 
 QLatin1String restartPolicyName(RestartPolicy policy) {
@@ -253,8 +267,9 @@ const BuildingConfig *BuildingStore::find(const QString &id) const {
     return it == m_buildings.constEnd() ? nullptr : &*it;
 }
 
-Result<BuildingConfig> BuildingStore::parse(const QJsonObject &body,
-                                            const BuildingConfig *base) const {
+// `agentField` is what the refusals call the agent: the body's own field, or config import's.
+Result<BuildingConfig> BuildingStore::parse(const QJsonObject &body, const BuildingConfig *base,
+                                            QLatin1String agentField) const {
     static const QList<QLatin1String> allowed{k::Name_, sk::Command,   k::Cwd,
                                               sk::Env,  sk::Autostart, sk::Restart,
                                               sk::Url,  k::AreaId,     k::AgentId};
@@ -262,9 +277,8 @@ Result<BuildingConfig> BuildingStore::parse(const QJsonObject &body,
         if (!allowed.contains(it.key()))
             return Error::invalid(c::UnknownField,
                                   QStringLiteral("unknown field '%1'; allowed: name, command, "
-                                                 "cwd, env, autostart, restart, url, areaId, "
-                                                 "agentId")
-                                      .arg(it.key().left(60)));
+                                                 "cwd, env, autostart, restart, url, areaId, %2")
+                                      .arg(it.key().left(60), agentField));
     }
     BuildingConfig b = base ? *base : BuildingConfig{};
     const bool creating = !base;
@@ -340,8 +354,9 @@ Result<BuildingConfig> BuildingStore::parse(const QJsonObject &body,
         return cwd.error();
     if (cwdGiven && !cwd->isEmpty()) {
         if (!b.agentId.isEmpty())
-            return invalid(QStringLiteral("field 'cwd' must be null or absent when 'agentId' is "
-                                          "set: the building runs in its agent's directory"));
+            return invalid(QStringLiteral("field 'cwd' must be null or absent when '%1' is set: "
+                                          "the building runs in its agent's directory")
+                               .arg(agentField));
         if (Status e = checkCwd(*cwd))
             return *e;
         b.cwd = QDir::cleanPath(*cwd);
@@ -351,18 +366,28 @@ Result<BuildingConfig> BuildingStore::parse(const QJsonObject &body,
     if (b.agentId.isEmpty() && b.cwd.isEmpty()) {
         if (creating && !cwdGiven)
             return Error::badRequest(
-                c::MissingField, QStringLiteral("field 'cwd' is required unless 'agentId' is set"));
-        return invalid(QStringLiteral("a building without 'agentId' needs a 'cwd'"));
+                c::MissingField,
+                QStringLiteral("field 'cwd' is required unless '%1' is set").arg(agentField));
+        return invalid(QStringLiteral("a building without '%1' needs a 'cwd'").arg(agentField));
     }
     return b;
 }
 
-Status BuildingStore::checkReferences(const BuildingConfig &b) const {
+Status BuildingStore::checkReferences(const BuildingConfig &b, const BuildingCheck &how) const {
     if (!b.agentId.isEmpty() && !m_agents.find(b.agentId))
         return Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(b.agentId));
     if (!b.areaId.isEmpty() && !(m_areaExists && m_areaExists(b.areaId)))
         return Error::notFound(c::NotFound, QStringLiteral("no area with id '%1'").arg(b.areaId));
     for (auto it = b.env.constBegin(); it != b.env.constEnd(); ++it) {
+        if (how.secretKnown) {
+            const QStringList unknown = unknownSecrets(it.value(), how.secretKnown);
+            if (!unknown.isEmpty())
+                return Error::invalid(wire::exec::code::UnknownSecret,
+                                      QStringLiteral("field 'env': %1: unknown secret(s): %2; "
+                                                     "define them with PUT /api/secrets/<name>")
+                                          .arg(it.key(), unknown.join(QStringLiteral(", "))));
+            continue;
+        }
         const auto expanded = m_secrets.expand(it.value());
         if (!expanded)
             return Error{
@@ -379,11 +404,12 @@ Status BuildingStore::checkReferences(const BuildingConfig &b) const {
     return std::nullopt;
 }
 
-Result<BuildingConfig> BuildingStore::check(const QJsonObject &body) const {
-    auto parsed = parse(body, nullptr);
+Result<BuildingConfig> BuildingStore::check(const QJsonObject &body,
+                                            const BuildingCheck &how) const {
+    auto parsed = parse(body, nullptr, how.agentField);
     if (!parsed)
         return parsed;
-    if (Status e = checkReferences(*parsed))
+    if (Status e = checkReferences(*parsed, how))
         return *e;
     return parsed;
 }

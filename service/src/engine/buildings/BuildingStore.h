@@ -5,11 +5,12 @@
 // configuration and its validation only; what runs is BuildingSupervisor's.
 //
 // References are checked here because they need the service's state: `agentId` must name an
-// agent, `areaId` an area, every {{NAME}} in `env` a secret (as exec substitutes them), and names
-// are unique case-insensitively.
+// agent, `areaId` an area, every {{NAME}} in `env` a secret (as exec substitutes them; for config
+// import, also one its document brings: BuildingCheck), and names are unique case-insensitively.
 
 #include "base/Clock.h"
 #include "base/Error.h"
+#include "protocol/WireNames.h"
 #include "storage/CatalogStore.h"
 
 #include <QJsonObject>
@@ -28,6 +29,14 @@ class SecretStore;
 enum class RestartPolicy { No, OnFailure, Always };
 
 QLatin1String restartPolicyName(RestartPolicy policy);
+
+// How BuildingStore::check reads a body that is not POST /api/buildings's: config import names the
+// agent `agentName` (so its refusals say that), and its document may bring the secrets that env's
+// {{NAME}}s name.
+struct BuildingCheck {
+    QLatin1String agentField = wire::key::AgentId;
+    std::function<bool(const QString &name)> secretKnown; // empty: this service's SecretStore
+};
 
 struct BuildingConfig {
     QString id;
@@ -83,7 +92,7 @@ public:
     Result<BuildingConfig> patch(const QString &id, const QJsonObject &body);
     Status remove(const QString &id);
     // What create() would store, storing nothing (config import checks every entry first).
-    Result<BuildingConfig> check(const QJsonObject &body) const;
+    Result<BuildingConfig> check(const QJsonObject &body, const BuildingCheck &how = {}) const;
     // An area was deleted: its buildings keep running without one.
     void forgetArea(const QString &areaId);
 
@@ -97,8 +106,9 @@ Q_SIGNALS:
     void buildingRemoved(const flotilla::BuildingConfig &building);
 
 private:
-    Result<BuildingConfig> parse(const QJsonObject &body, const BuildingConfig *base) const;
-    Status checkReferences(const BuildingConfig &b) const;
+    Result<BuildingConfig> parse(const QJsonObject &body, const BuildingConfig *base,
+                                 QLatin1String agentField = wire::key::AgentId) const;
+    Status checkReferences(const BuildingConfig &b, const BuildingCheck &how = {}) const;
     void onStored(const QString &key, const QJsonObject &item, bool created);
     void onRemoved(const QString &key, const QJsonObject &item);
 

@@ -185,8 +185,10 @@ Result<std::shared_ptr<PendingImport>> BuildingTransfer::validate(const QJsonObj
             // rest of the body with a directory standing in for the agent's.
             body.insert(k::Cwd, QDir::rootPath());
         }
-        // Everything POST /api/buildings checks: fields, limits, {{NAME}} secrets in env.
-        const auto checked = m_buildings.check(body);
+        // Everything POST /api/buildings checks: fields, limits, {{NAME}} secrets in env (the
+        // document's own among them).
+        const auto checked =
+            m_buildings.check(body, BuildingCheck{sk::AgentName, refs.secretKnown});
         if (!checked)
             return at(where, checked.error());
         if (!entry.agentName.isEmpty() && !refs.agentKnown(entry.agentName))

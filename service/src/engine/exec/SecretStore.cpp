@@ -218,6 +218,14 @@ Status SecretStore::save(const QMap<QString, Entry> &secrets) const {
                                QJsonObject{{k::Version, kFormatVersion}, {xk::Secrets, all}});
 }
 
+QStringList SecretStore::placeholderNames(const QString &text) {
+    QStringList names;
+    auto it = placeholderPattern().globalMatch(text);
+    while (it.hasNext())
+        names.append(it.next().captured(1));
+    return names;
+}
+
 Result<QString> SecretStore::expand(const QString &command) const {
     QString out;
     QStringList unknown;

@@ -52,6 +52,8 @@ public:
     // Any other "{{...}}" is left alone: Go templates and the like stay usable. Unknown names ->
     // Invalid/unknown_secret naming all of them; nothing else happens.
     Result<QString> expand(const QString &command) const;
+    // The NAMEs of the {{NAME}} placeholders of `text`, in order, as expand() reads them.
+    static QStringList placeholderNames(const QString &text);
     // Every value, UTF-8, for masking output.
     QList<QByteArray> values() const;
 

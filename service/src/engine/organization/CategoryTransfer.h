@@ -28,12 +28,15 @@ struct ExportRefs {
     std::function<QString(const QString &agentId)> agentName; // empty: no such agent
 };
 
-// What an import may check its references against: the document's own agents, areas and
-// skills, and this service's.
+// What an import may check its references against: the document's own agents, areas, skills
+// and secrets, and this service's.
 struct ImportRefs {
     std::function<bool(const QString &agentName)> agentKnown;
     std::function<bool(const QString &areaRef)> areaKnown; // a document area id or one of ours
     std::function<bool(const QString &skillSlug)> skillKnown;
+    // A secret that a {{NAME}} names. The document's `secrets` count: they are written before the
+    // transfers of Phase::AfterAgents (buildings), not before those of Phase::BeforeAgents.
+    std::function<bool(const QString &name)> secretKnown;
 };
 
 // Where the references point once the agents and areas exist.
@@ -65,9 +68,10 @@ public:
     // Refusals name where (e.g. "categories.skills[2]: ..."). A name that exists already is a
     // conflict ({category, name} appended to `conflicts`), not an error; `warnings` says what is
     // imported differently from the document.
-    virtual Result<std::shared_ptr<PendingImport>>
-    validate(const QJsonObject &given, const ImportRefs &refs, QJsonArray &conflicts,
-             QStringList &warnings) const = 0;
+    virtual Result<std::shared_ptr<PendingImport>> validate(const QJsonObject &given,
+                                                            const ImportRefs &refs,
+                                                            QJsonArray &conflicts,
+                                                            QStringList &warnings) const = 0;
 };
 
 } // namespace flotilla

@@ -6,7 +6,8 @@
 //
 // Import is two steps so a refusal never leaves a trace: validate() checks the whole document
 // (shapes, values, cwd directories, name uniqueness, conflicts with what exists) without touching
-// anything; apply() then writes it, undoing what it wrote if a later step fails.
+// anything; apply() then writes it, undoing what it wrote if a later step fails. The validation
+// is in ConfigValidation.cpp, export and apply in ConfigTransfer.cpp.
 
 #include "base/Clock.h"
 #include "base/Error.h"

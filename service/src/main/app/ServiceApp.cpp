@@ -4,30 +4,22 @@
 #include "agents/Provider.h"
 #include "agents/claude/ClaudeProvider.h"
 #include "agents/codex/CodexProvider.h"
+#include "app/ShapingParts.h"
 #include "app/TlsFiles.h"
 #include "app/TokenFile.h"
 #include "base/Clock.h"
 #include "base/Logging.h"
-#include "buildings/BuildingStore.h"      // buildings
-#include "buildings/BuildingSupervisor.h" // buildings
-#include "buildings/BuildingTransfer.h"
 #include "controllers/AgentsController.h"
-#include "controllers/AssetsController.h" // saved prompts and 3D models
 #include "controllers/BossController.h"
-#include "controllers/ClassesController.h"
-#include "controllers/SkillsController.h"
-#include "controllers/BuildingsController.h" // buildings
 #include "controllers/ConfigController.h"
 #include "controllers/ExecController.h"
 #include "controllers/HealthController.h"
 #include "controllers/HistoryController.h"
-#include "controllers/HooksController.h" // hooks
 #include "controllers/NotificationChannelsController.h"
 #include "controllers/NotificationsController.h"
 #include "controllers/OrganizationController.h"
 #include "controllers/PermissionHookController.h"
 #include "controllers/PermissionRulesController.h"
-#include "controllers/PromptsController.h" // saved prompts and 3D models
 #include "controllers/RuntimeController.h"
 #include "controllers/SystemPromptController.h"
 #include "controllers/UsageController.h"
@@ -39,10 +31,6 @@
 #include "domain/ToolHistory.h"
 #include "exec/SecretMasker.h"
 #include "exec/SecretStore.h"
-#include "hooks/HookFeed.h"   // hooks
-#include "hooks/HookRunner.h" // hooks
-#include "hooks/HookStore.h"  // hooks
-#include "hooks/HookTransfer.h"
 #include "http/HttpServer.h"
 #include "permissions/PermissionBroker.h"
 #include "permissions/RuleStore.h"
@@ -51,16 +39,6 @@
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
 #include "security/AgentTokens.h"
-#include "shaping/AssetStore.h"  // saved prompts and 3D models
-#include "shaping/AssetTransfer.h"
-#include "shaping/PromptStore.h" // saved prompts and 3D models
-#include "shaping/PromptTransfer.h"
-#include "organization/AreaStore.h"
-#include "shaping/ClassCatalog.h"
-#include "shaping/InstructionComposer.h"
-#include "shaping/ShapingTransfer.h"
-#include "shaping/SkillCatalog.h"
-#include "shaping/SkillMaterializer.h"
 #include "storage/Database.h"
 #include "usage/UsageService.h"
 #include "worktrees/WorktreeService.h"
@@ -82,21 +60,13 @@ ServiceApp::ServiceApp(ServerConfig config, QObject *parent)
 
 ServiceApp::~ServiceApp() {
     shutdown();
-    // Buildings: their processes ended in shutdown(); the controller, then what it serves.
-    m_buildingsController.reset(); // buildings
-    m_buildings.reset();           // buildings
-    m_buildingStore.reset();       // buildings
-    // Hooks first: the runner ends what still runs, before anything it reads goes. (hooks)
-    m_hooksController.reset();
-    m_hookRunner.reset();
-    m_hookStore.reset();
+    // What shapes agents and runs beside them goes first (its controllers, hooks, buildings);
+    // its catalogs and the composer stay until the runtime that asks them is gone.
+    if (m_shaping)
+        m_shaping->releaseServices();
     // Controllers and the hub reference the domain objects: tear down in reverse order. The
     // worktree service goes first, with the registry's hooks unset.
-    m_assetsController.reset();  // saved prompts and 3D models
-    m_promptsController.reset(); // saved prompts and 3D models
     m_worktreeController.reset();
-    m_classesController.reset();
-    m_skillsController.reset();
     if (m_agents)
         m_agents->setWorktreeHooks(nullptr);
     m_worktrees.reset();
@@ -108,7 +78,6 @@ ServiceApp::~ServiceApp() {
     m_permissions.reset(); // denies what is still pending: needs the rules, the hub, the agents
     m_bossController.reset();
     m_organizationController.reset();
-    m_featureTransfers.clear(); // the transfers the organization controller held
     m_execController.reset();
     m_runtimeController.reset();
     m_historyController.reset();
@@ -117,13 +86,12 @@ ServiceApp::~ServiceApp() {
     m_promptController.reset();
     m_notificationsController.reset();
     m_agentsController.reset();
-    m_assetStore.reset();  // saved prompts and 3D models
-    m_promptStore.reset(); // saved prompts and 3D models
     m_permissionRules.reset();
     m_secrets.reset();
     m_hub.reset();
     m_http.reset();
     m_runtime.reset();
+    m_shaping.reset(); // the runtime asked its composer
     m_usage.reset();
     m_toolHistory.reset();
     m_prompt.reset();
@@ -208,11 +176,23 @@ std::optional<StartFailure> ServiceApp::start() {
     registerRoutes();
     if (auto f = listen())
         return f;
-    m_buildings->startAutostart(); // buildings
+    m_shaping->started(); // autostart buildings
     qCInfo(lcApp).noquote() << "data directory" << m_config.dataDir << "; auth"
                             << (m_config.authToken.isEmpty() ? "off" : "on")
                             << (m_config.http.tls ? "; TLS on" : "");
     return std::nullopt;
+}
+
+HookStore &ServiceApp::hookStore() {
+    return m_shaping->hookStore();
+}
+
+HookRunner &ServiceApp::hookRunner() {
+    return m_shaping->hookRunner();
+}
+
+BuildingSupervisor &ServiceApp::buildings() {
+    return m_shaping->buildings();
 }
 
 Clock ServiceApp::clock() const {
@@ -274,27 +254,14 @@ std::optional<StartFailure> ServiceApp::buildDomain() {
 }
 
 // Skills, classes and areas, and what composes an agent's instructions and skill files from
-// them: agent creation applies the classes' defaults, the runtime asks before every turn.
+// them (app/ShapingParts.h): agent creation applies the classes' defaults, the runtime asks before
+// every turn.
 std::optional<StartFailure> ServiceApp::buildShaping() {
-    m_skills = std::make_unique<SkillCatalog>(*m_db, clock());
-    m_classes = std::make_unique<ClassCatalog>(*m_db, *m_providers, *m_skills, clock());
-    m_areas = std::make_unique<AreaStore>(*m_db, clock());
-    for (const auto &[what, status] : {std::pair{"skills", m_skills->load()},
-                                       std::pair{"classes", m_classes->load()},
-                                       std::pair{"areas", m_areas->load()}}) {
-        if (status)
-            return StartFailure{exitcode::kDataDir,
-                                QStringLiteral("cannot read %1: %2")
-                                    .arg(QLatin1String(what), status->message)};
-    }
-    m_agents->setClassDefaults(m_classes.get());
-    m_skillFiles =
-        std::make_unique<SkillMaterializer>(m_config.dataDir + QStringLiteral("/agent-skills"));
-    m_composer = std::make_unique<InstructionComposer>(*m_prompt, *m_areas, *m_classes, *m_skills,
-                                                       *m_skillFiles);
-    connect(m_agents.get(), &AgentRegistry::agentDeleted, this,
-            [files = m_skillFiles.get()](const QString &id) { files->forget(id); });
-    m_shapingTransfer = std::make_unique<ShapingTransfer>(*m_classes, *m_skills);
+    auto parts =
+        ShapingParts::load(*m_db, *m_agents, *m_providers, *m_prompt, clock(), m_config.dataDir);
+    if (!parts)
+        return StartFailure{exitcode::kDataDir, parts.error().message};
+    m_shaping = std::move(parts).value();
     return std::nullopt;
 }
 
@@ -326,8 +293,9 @@ void ServiceApp::buildEngine() {
     runtimeConfig.congested = [hub, threshold = m_config.coalesceAboveBacklogBytes] {
         return hub->largestHealthyBacklog() >= threshold;
     };
-    m_runtime = std::make_unique<AgentRuntime>(runtimeConfig, *m_providers, *m_agents, *m_composer,
-                                               *m_toolHistory, *m_agentTokens, clock());
+    m_runtime =
+        std::make_unique<AgentRuntime>(runtimeConfig, *m_providers, *m_agents, m_shaping->shaper(),
+                                       *m_toolHistory, *m_agentTokens, clock());
     // Agents' git worktrees: git runs with the agents' environment (their HOME, so the user's git
     // configuration), never with the service's token.
     QProcessEnvironment gitEnvironment = m_config.agentEnvironment;
@@ -368,57 +336,13 @@ std::function<QList<QByteArray>()> ServiceApp::credentialSource() const {
 
 // Every controller, each built from what it serves; none registers a route here.
 void ServiceApp::buildControllers() {
-    // Saved prompts and stored 3D models (engine/shaping), before the controllers that use them.
-    // Like areas, a store that cannot be read starts empty rather than stopping the service.
-    m_promptStore = std::make_unique<PromptStore>(*m_db, *m_agents, clock());
-    if (Status e = m_promptStore->load())
-        qCCritical(lcApp).noquote() << "saved prompts could not be read:" << e->message;
-    m_assetStore = std::make_unique<AssetStore>(*m_db, clock());
-    if (Status e = m_assetStore->load())
-        qCCritical(lcApp).noquote() << "3D models could not be read:" << e->message;
-    m_promptsController = std::make_unique<PromptsController>(*m_promptStore, *m_agents, *m_hub);
-    m_assetsController = std::make_unique<AssetsController>(*m_assetStore, *m_hub);
-    // (end saved prompts and 3D models)
-    // Hooks (engine/hooks): the store, the runner the service's events feed (HookFeed) and the
-    // routes. Like areas, a store that cannot be read starts empty rather than stopping the
-    // service. A hook without an agent to take its cwd from runs in the agents' HOME.
-    m_hookStore = std::make_unique<HookStore>(*m_db, *m_agents, clock());
-    if (Status e = m_hookStore->load())
-        qCCritical(lcApp).noquote() << "hooks could not be read:" << e->message;
-    HookRunnerConfig hookConfig;
-    hookConfig.environment = m_config.agentEnvironment; // without the token: the runner sees to it
-    hookConfig.homeDir = m_config.agentEnvironment.value(QStringLiteral("HOME"), QDir::homePath());
-    m_hookRunner = std::make_unique<HookRunner>(*m_hookStore, *m_agents, hookConfig, clock());
-    feedHooks(*m_hookRunner, *m_notifications, *m_agents, *m_runtime, *m_usage, *m_worktrees,
-              *m_hub);
-    m_hooksController = std::make_unique<HooksController>(*m_hookStore, *m_hookRunner, *m_hub);
-    // (end hooks)
-    // Buildings (engine/buildings): the store, the supervisor that runs them and the routes.
-    // Like areas, a store that cannot be read starts empty rather than stopping the service. A
-    // deleted area's buildings stay, without an area.
-    m_buildingStore = std::make_unique<BuildingStore>(
-        *m_db, *m_agents, *m_secrets,
-        [areas = m_areas.get()](const QString &areaId) { return areas->find(areaId) != nullptr; },
-        clock());
-    if (Status e = m_buildingStore->load())
-        qCCritical(lcApp).noquote() << "buildings could not be read:" << e->message;
-    connect(m_areas.get(), &AreaStore::areaDeleted, m_buildingStore.get(),
-            [store = m_buildingStore.get()](const Area &area) { store->forgetArea(area.id); });
-    BuildingsConfig buildingsConfig;
-    buildingsConfig.environment = m_config.agentEnvironment;
-    // A building's output is broadcast to every client: `env` must not show the token there.
-    buildingsConfig.environment.remove(QStringLiteral("AUTH_TOKEN"));
-    buildingsConfig.environment.remove(QStringLiteral("FLOTILLA_TOKEN"));
-    buildingsConfig.stream.congested = [hub = m_hub.get(),
-                                        threshold = m_config.coalesceAboveBacklogBytes] {
-        return hub->largestHealthyBacklog() >= threshold;
-    };
-    m_buildings =
-        std::make_unique<BuildingSupervisor>(*m_buildingStore, *m_agents, *m_secrets, clock(),
-                                             std::move(buildingsConfig), credentialSource());
-    m_buildingsController =
-        std::make_unique<BuildingsController>(*m_buildingStore, *m_buildings, *m_hub);
-    // (end buildings)
+    // Saved prompts, 3D models, hooks and buildings, before the controllers that use them.
+    m_shaping->buildServices(
+        ShapingServices{*m_hub, *m_runtime, *m_usage, *m_worktrees, *m_notifications, *m_secrets,
+                        m_config.agentEnvironment, credentialSource(),
+                        [hub = m_hub.get(), threshold = m_config.coalesceAboveBacklogBytes] {
+                            return hub->largestHealthyBacklog() >= threshold;
+                        }});
     m_agentsController = std::make_unique<AgentsController>(*m_agents);
     m_notificationsController = std::make_unique<NotificationsController>(*m_notifications);
     m_promptController = std::make_unique<SystemPromptController>(*m_prompt);
@@ -434,20 +358,8 @@ void ServiceApp::buildControllers() {
     m_execController = std::make_unique<ExecController>(*m_agents, *m_secrets, *m_hub, clock(),
                                                         credentialSource());
     m_organizationController = std::make_unique<OrganizationController>(
-        *m_agents, *m_hub, *m_areas, *m_prompt, *m_secrets, *m_permissionRules, clock());
-    m_organizationController->transfer().addTransfer(*m_shapingTransfer);
-    // The feature categories applied after the agents: prompts, hooks, buildings, 3D models.
-    m_featureTransfers.push_back(std::make_unique<PromptTransfer>(*m_promptStore));
-    m_featureTransfers.push_back(std::make_unique<HookTransfer>(*m_hookStore, clock()));
-    m_featureTransfers.push_back(std::make_unique<BuildingTransfer>(*m_buildingStore, clock()));
-    m_featureTransfers.push_back(std::make_unique<AssetTransfer>(*m_assetStore));
-    for (const auto &transfer : m_featureTransfers)
-        m_organizationController->transfer().addTransfer(*transfer);
-    m_organizationController->transfer().setSkillLookup(
-        [skills = m_skills.get()](const QString &slug) { return skills->contains(slug); });
-    m_classesController = std::make_unique<ClassesController>(*m_classes, *m_agents, *m_hub);
-    m_skillsController =
-        std::make_unique<SkillsController>(*m_skills, *m_classes, *m_agents, *m_hub);
+        *m_agents, *m_hub, m_shaping->areas(), *m_prompt, *m_secrets, *m_permissionRules, clock());
+    m_shaping->addTransfers(m_organizationController->transfer());
     m_bossController =
         std::make_unique<BossController>(*m_agents, *m_runtime, *m_db, *m_hub, clock());
     m_channelsController = std::make_unique<NotificationChannelsController>(
@@ -499,13 +411,8 @@ void ServiceApp::registerRoutes() {
     m_permissionRulesController->registerRoutes(http);
     // The web page on the same port: GET /, its client-side routes and /assets/.
     m_webController->registerRoutes(http);
-    m_classesController->registerRoutes(http);
-    m_skillsController->registerRoutes(http);
-    m_promptsController->registerRoutes(http); // saved prompts and 3D models
-    m_assetsController->registerRoutes(http);  // saved prompts and 3D models
-    // hooks
-    m_hooksController->registerRoutes(http);
-    m_buildingsController->registerRoutes(http); // buildings
+    // Classes, skills, saved prompts, 3D models, hooks, buildings.
+    m_shaping->registerRoutes(http);
 }
 
 // Binds the port (and with TLS the agents' plain loopback one) and tells the runtime where
@@ -586,11 +493,9 @@ void ServiceApp::shutdown() {
         return;
     m_stopped = true;
     m_http->stopListening();
-    // No hook runs for what the shutdown itself causes. (hooks)
-    m_hookRunner->shutdown();
-    m_runtime->shutdown(); // no agent process outlives the service
-    if (m_buildings)
-        m_buildings->shutdown(); // nor a building's process group (buildings)
+    m_shaping->stopHooks();     // no hook runs for what the shutdown itself causes
+    m_runtime->shutdown();      // no agent process outlives the service
+    m_shaping->stopBuildings(); // nor a building's process group
     m_hub->closeAll();
     if (Status e = m_agents->flush())
         qCCritical(lcApp).noquote() << "could not save agent state on shutdown:" << e->message;

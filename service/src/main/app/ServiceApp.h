@@ -11,7 +11,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <vector>
 
 namespace flotilla {
 
@@ -19,30 +18,17 @@ class AgentRegistry;
 class AgentRuntime;
 class AgentTokens;
 class AgentsController;
-class AreaStore;
-class ClassCatalog;
-class ClassesController;
-class InstructionComposer;
-class ShapingTransfer;
-class SkillCatalog;
-class SkillMaterializer;
-class SkillsController;
-class AssetStore;       // saved prompts and 3D models
-class AssetsController; // saved prompts and 3D models
+class BuildingSupervisor;
+class HookRunner;
+class HookStore;
+class ShapingParts;
 class BossController;
-class BuildingStore;       // buildings
-class BuildingSupervisor;  // buildings
-class BuildingsController; // buildings
-class CategoryTransfer;
 class ConfigController;
 class Database;
 class EventHub;
 class ExecController;
 class HealthController;
 class HistoryController;
-class HookRunner;      // hooks
-class HookStore;       // hooks
-class HooksController; // hooks
 class HttpServer;
 class NotificationChannelsController;
 class NotificationService;
@@ -51,8 +37,6 @@ class OrganizationController;
 class PermissionBroker;
 class PermissionHookController;
 class PermissionRulesController;
-class PromptStore;       // saved prompts and 3D models
-class PromptsController; // saved prompts and 3D models
 class ProviderRegistry;
 class RuleStore;
 class RuntimeController;
@@ -96,11 +80,11 @@ public:
     ProviderRegistry &providers() { return *m_providers; }
     // Usage records and budgets; tests record scripted usage here.
     UsageService &usage() { return *m_usage; }
-    // Hooks and their runner; tests record runs and watch the runner here. (hooks)
-    HookStore &hookStore() { return *m_hookStore; }
-    HookRunner &hookRunner() { return *m_hookRunner; }
-    // The buildings' processes; tests shorten their delays here. (buildings)
-    BuildingSupervisor &buildings() { return *m_buildings; }
+    // Hooks and their runner; tests record runs and watch the runner here.
+    HookStore &hookStore();
+    HookRunner &hookRunner();
+    // The buildings' processes; tests shorten their delays here.
+    BuildingSupervisor &buildings();
 
 private:
     // The steps of start(), in their order; each returns a failure or builds what it names.
@@ -136,13 +120,9 @@ private:
     std::unique_ptr<NotificationService> m_notifications;
     std::unique_ptr<UsageService> m_usage;
     std::unique_ptr<SystemPromptStore> m_prompt;
-    // What shapes agents (engine/shaping): built with the domain, before the runtime asks.
-    std::unique_ptr<SkillCatalog> m_skills;
-    std::unique_ptr<ClassCatalog> m_classes;
-    std::unique_ptr<AreaStore> m_areas;
-    std::unique_ptr<SkillMaterializer> m_skillFiles;
-    std::unique_ptr<InstructionComposer> m_composer;
-    std::unique_ptr<ShapingTransfer> m_shapingTransfer;
+    // What shapes agents and runs beside them (app/ShapingParts.h): its catalogs are built with
+    // the domain, before the runtime that asks them; its services with the controllers.
+    std::unique_ptr<ShapingParts> m_shaping;
     std::unique_ptr<AgentTokens> m_agentTokens;
     std::unique_ptr<HttpServer> m_http;
     std::unique_ptr<EventHub> m_hub;
@@ -151,17 +131,6 @@ private:
     std::unique_ptr<WorktreeService> m_worktrees;
     std::unique_ptr<SecretStore> m_secrets;
     std::unique_ptr<RuleStore> m_permissionRules;
-    // Saved prompts and stored 3D models: built before the controllers, which (config transfer
-    // included) use them.
-    std::unique_ptr<PromptStore> m_promptStore;
-    std::unique_ptr<AssetStore> m_assetStore;
-    // Hooks: the store and the runner the service's events feed. (hooks)
-    std::unique_ptr<HookStore> m_hookStore;
-    std::unique_ptr<HookRunner> m_hookRunner;
-    std::unique_ptr<BuildingStore> m_buildingStore;  // buildings
-    std::unique_ptr<BuildingSupervisor> m_buildings; // buildings
-    // Config transfer of saved prompts, hooks, buildings and 3D models (CategoryTransfer.h).
-    std::vector<std::unique_ptr<CategoryTransfer>> m_featureTransfers;
     std::unique_ptr<AgentsController> m_agentsController;
     std::unique_ptr<NotificationsController> m_notificationsController;
     std::unique_ptr<SystemPromptController> m_promptController;
@@ -179,13 +148,6 @@ private:
     std::unique_ptr<PermissionHookController> m_permissionHookController;
     std::unique_ptr<PermissionRulesController> m_permissionRulesController;
     std::unique_ptr<WebController> m_webController;
-    std::unique_ptr<ClassesController> m_classesController;
-    std::unique_ptr<SkillsController> m_skillsController;
-    std::unique_ptr<PromptsController> m_promptsController; // saved prompts and 3D models
-    std::unique_ptr<AssetsController> m_assetsController;   // saved prompts and 3D models
-    // hooks
-    std::unique_ptr<HooksController> m_hooksController;
-    std::unique_ptr<BuildingsController> m_buildingsController; // buildings
     quint16 m_port = 0;
     QString m_agentUrl;
     bool m_stopped = false;
