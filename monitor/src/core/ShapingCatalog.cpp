@@ -134,29 +134,25 @@ void ShapingCatalog::removeItem(ShapingKind kind, const QString &id) {
     }
 }
 
+ShapingCatalog::Done ShapingCatalog::upserting(ShapingKind kind, Done done) {
+    const QPointer<ShapingCatalog> self(this);
+    return [self, kind, done = std::move(done)](const RestReply &r) {
+        if (self && r.ok() && r.body.isObject())
+            self->upsert(kind, r.body.object());
+        if (done)
+            done(r);
+    };
+}
+
 // POST <collection> -> 201 item | 4xx {error, code}
 void ShapingCatalog::create(ShapingKind kind, const QJsonObject &body, Done done) {
-    const QPointer<ShapingCatalog> self(this);
-    m_client.post(collectionPath(kind), body,
-                  [self, kind, done = std::move(done)](const RestReply &r) {
-                      if (self && r.ok())
-                          self->upsert(kind, r.body.object());
-                      if (done)
-                          done(r);
-                  });
+    m_client.post(collectionPath(kind), body, upserting(kind, std::move(done)));
 }
 
 // PATCH <collection>/:id -> 200 item | 4xx
 void ShapingCatalog::update(ShapingKind kind, const QString &id, const QJsonObject &changes,
                             Done done) {
-    const QPointer<ShapingCatalog> self(this);
-    m_client.patch(itemPath(kind, id), changes,
-                   [self, kind, done = std::move(done)](const RestReply &r) {
-                       if (self && r.ok())
-                           self->upsert(kind, r.body.object());
-                       if (done)
-                           done(r);
-                   });
+    m_client.patch(itemPath(kind, id), changes, upserting(kind, std::move(done)));
 }
 
 // DELETE <collection>/:id -> 204 | 404 | 409 class_in_use / skill_in_use / builtin_class
@@ -172,14 +168,8 @@ void ShapingCatalog::remove(ShapingKind kind, const QString &id, Done done) {
 
 // POST /api/buildings/:id/start|stop|restart -> 200 building | 404 | 409
 void ShapingCatalog::buildingAction(const QString &buildingId, const QString &action, Done done) {
-    const QPointer<ShapingCatalog> self(this);
     m_client.post(itemPath(ShapingKind::Buildings, buildingId) + QLatin1Char('/') + action, {},
-                  [self, done = std::move(done)](const RestReply &r) {
-                      if (self && r.ok() && r.body.isObject())
-                          self->upsert(ShapingKind::Buildings, r.body.object());
-                      if (done)
-                          done(r);
-                  });
+                  upserting(ShapingKind::Buildings, std::move(done)));
 }
 
 // GET /api/buildings/:id/logs?tail=N -> 200 {lines}

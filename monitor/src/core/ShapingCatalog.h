@@ -70,6 +70,8 @@ private:
     static int index(ShapingKind kind) { return static_cast<int>(kind); }
     QString itemPath(ShapingKind kind, const QString &id) const;
     void upsert(ShapingKind kind, const QJsonObject &item);
+    // `done`, after the answer's item (on success) is put in the list of `kind`.
+    Done upserting(ShapingKind kind, Done done);
     void removeItem(ShapingKind kind, const QString &id);
     void applyEvent(ShapingKind kind, bool deleted, const QJsonObject &payload);
     void onHookRun(const QJsonObject &run);

@@ -8,15 +8,10 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QJsonArray>
-#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QPointer>
-#include <QPushButton>
-#include <QVBoxLayout>
 
 namespace flotilla::monitor::ui {
 
@@ -26,9 +21,8 @@ namespace rs = ::flotilla::wire::shaping::restart;
 
 BuildingDialog::BuildingDialog(MonitorSession &session, const QJsonObject &existing,
                                QWidget *parent)
-    : QDialog(parent)
+    : LibraryDialog(existing, QStringLiteral("buildingDialogError"), parent)
     , m_session(session)
-    , m_existing(existing)
     , m_name(new QLineEdit(this))
     , m_cwd(new QLineEdit(this))
     , m_command(new QLineEdit(this))
@@ -36,8 +30,7 @@ BuildingDialog::BuildingDialog(MonitorSession &session, const QJsonObject &exist
     , m_autostart(new QCheckBox(tr("Start with the &service"), this))
     , m_restart(new QComboBox(this))
     , m_url(new QLineEdit(this))
-    , m_agent(new QComboBox(this))
-    , m_error(makeErrorLabel(this, QStringLiteral("buildingDialogError"))) {
+    , m_agent(new QComboBox(this)) {
     setObjectName(QStringLiteral("buildingDialog"));
     setWindowTitle(existing.isEmpty() ? tr("New building")
                                       : tr("Building %1").arg(existing.value(k::Name_).toString()));
@@ -56,28 +49,21 @@ BuildingDialog::BuildingDialog(MonitorSession &session, const QJsonObject &exist
     m_url->setPlaceholderText(QStringLiteral("http://localhost:5173"));
     m_agent->setObjectName(QStringLiteral("buildingAgent"));
     m_agent->addItem(tr("(none: runs in the directory above)"), QString());
-    const AgentsModel &agents = session.agents();
-    for (const QString &id : agents.agentIds())
-        m_agent->addItem(agents.agent(id).value(k::Name_).toString(), id);
+    addAgentItems(m_agent, session.agents());
 
     if (!existing.isEmpty()) {
         m_name->setText(existing.value(k::Name_).toString());
         m_cwd->setText(existing.value(k::Cwd).toString());
-        QStringList argv;
-        for (const QJsonValue &v : existing.value(sk::Command).toArray())
-            argv << v.toString();
-        m_command->setText(joinCommandLine(argv));
+        m_command->setText(joinCommandLine(existing.value(sk::Command).toVariant().toStringList()));
         QStringList env;
         const QJsonObject e = existing.value(sk::Env).toObject();
         for (auto it = e.begin(); it != e.end(); ++it)
             env << it.key() + QLatin1Char('=') + it.value().toString();
         m_env->setPlainText(env.join(QLatin1Char('\n')));
         m_autostart->setChecked(existing.value(sk::Autostart).toBool());
-        m_restart->setCurrentIndex(
-            std::max(0, m_restart->findData(existing.value(sk::Restart).toString())));
+        selectData(m_restart, existing.value(sk::Restart).toString());
         m_url->setText(existing.value(sk::Url).toString());
-        m_agent->setCurrentIndex(
-            std::max(0, m_agent->findData(existing.value(k::AgentId).toString())));
+        selectData(m_agent, existing.value(k::AgentId).toString());
     }
 
     auto *form = new QFormLayout;
@@ -89,14 +75,7 @@ BuildingDialog::BuildingDialog(MonitorSession &session, const QJsonObject &exist
     form->addRow(tr("&Restart:"), m_restart);
     form->addRow(tr("&URL:"), m_url);
     form->addRow(tr("In the &worktree of:"), m_agent);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Save)->setObjectName(QStringLiteral("buildingSave"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &BuildingDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &BuildingDialog::reject);
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(m_error);
-    layout->addWidget(buttons);
+    layOut(form, QStringLiteral("buildingSave"));
     resize(520, sizeHint().height());
 }
 
@@ -104,14 +83,15 @@ BuildingDialog::BuildingDialog(MonitorSession &session, const QJsonObject &exist
 void BuildingDialog::accept() {
     const std::optional<QStringList> argv = splitCommandLine(m_command->text());
     if (!argv || argv->isEmpty()) {
-        showError(m_error, argv ? tr("Enter a command.") : tr("Unbalanced quotes in the command."));
+        showError(errorLabel(),
+                  argv ? tr("Enter a command.") : tr("Unbalanced quotes in the command."));
         return;
     }
     QJsonObject env;
     for (const QString &line : m_env->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
         const qsizetype eq = line.indexOf(QLatin1Char('='));
         if (eq <= 0) {
-            showError(m_error, tr("Not KEY=value: %1").arg(line));
+            showError(errorLabel(), tr("Not KEY=value: %1").arg(line));
             return;
         }
         env.insert(line.left(eq).trimmed(), line.mid(eq + 1));
@@ -127,20 +107,7 @@ void BuildingDialog::accept() {
         {sk::Restart, m_restart->currentData().toString()},
         {sk::Url, url.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(url)},
         {k::AgentId, agentId.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(agentId)}};
-    const QPointer<BuildingDialog> self(this);
-    auto done = [self](const client::RestReply &r) {
-        if (!self)
-            return;
-        self->setEnabled(true);
-        if (!r.ok()) {
-            showReply(self->m_error, r);
-            return;
-        }
-        Q_EMIT self->saved(r.body.object().value(k::Id).toString());
-        self->QDialog::accept();
-    };
-    setEnabled(false);
-    if (m_existing.isEmpty()) {
+    if (isNew()) {
         // A new building: what is not set is left out (the service's defaults).
         for (auto it = body.begin(); it != body.end();) {
             if (it.value().isNull() || (it.value().isObject() && it.value().toObject().isEmpty()))
@@ -148,18 +115,10 @@ void BuildingDialog::accept() {
             else
                 ++it;
         }
-        m_session.shaping().create(ShapingKind::Buildings, body, done);
-        return;
+    } else {
+        body = changedFrom(existing(), body);
     }
-    for (auto it = body.begin(); it != body.end();) {
-        if (m_existing.value(it.key()) == it.value() ||
-            (it.value().isNull() && m_existing.value(it.key()).isUndefined()))
-            it = body.erase(it);
-        else
-            ++it;
-    }
-    m_session.shaping().update(ShapingKind::Buildings, m_existing.value(k::Id).toString(), body,
-                               done);
+    send(m_session.shaping(), ShapingKind::Buildings, existing().value(k::Id).toString(), body);
 }
 
 } // namespace flotilla::monitor::ui

@@ -4,12 +4,12 @@
 // autostart, restart policy, url, and optionally the agent whose worktree it runs in. Stays
 // open until the service accepts, showing its refusal.
 
-#include <QDialog>
+#include "ui/LibraryDialog.h"
+
 #include <QJsonObject>
 
 class QCheckBox;
 class QComboBox;
-class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 
@@ -19,7 +19,7 @@ class MonitorSession;
 
 namespace flotilla::monitor::ui {
 
-class BuildingDialog final : public QDialog {
+class BuildingDialog final : public LibraryDialog {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(BuildingDialog)
 public:
@@ -27,12 +27,8 @@ public:
     BuildingDialog(MonitorSession &session, const QJsonObject &existing, QWidget *parent = nullptr);
     void accept() override;
 
-Q_SIGNALS:
-    void saved(const QString &id);
-
 private:
     MonitorSession &m_session;
-    QJsonObject m_existing;
     QLineEdit *m_name;
     QLineEdit *m_cwd;
     QLineEdit *m_command;
@@ -41,7 +37,6 @@ private:
     QComboBox *m_restart;
     QLineEdit *m_url;
     QComboBox *m_agent;
-    QLabel *m_error;
 };
 
 } // namespace flotilla::monitor::ui

@@ -10,19 +10,14 @@
 #include <QDateTime>
 #include <QFontDatabase>
 #include <QFormLayout>
-#include <QGridLayout>
 #include <QHBoxLayout>
-#include <QItemSelectionModel>
 #include <QJsonArray>
 #include <QLabel>
-#include <QListView>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
 #include <QScrollBar>
-#include <QSplitter>
 #include <QTextCharFormat>
-#include <QVBoxLayout>
 
 namespace flotilla::monitor::ui {
 
@@ -45,38 +40,31 @@ QString orDash(const QJsonValue &v) {
 } // namespace
 
 BuildingsTab::BuildingsTab(MonitorSession &session, QWidget *parent)
-    : QWidget(parent)
+    : LibraryTab(session.shaping(), ShapingKind::Buildings, QStringLiteral("buildings"), nullptr,
+                 parent)
     , m_session(session)
-    , m_list(new QListView(this))
     , m_state(detailLabel(this, QStringLiteral("buildingState")))
     , m_pid(detailLabel(this, QStringLiteral("buildingPid")))
     , m_restarts(detailLabel(this, QStringLiteral("buildingRestarts")))
     , m_url(detailLabel(this, QStringLiteral("buildingUrl")))
     , m_command(detailLabel(this, QStringLiteral("buildingCommand")))
-    , m_start(new QPushButton(tr("&Start"), this))
-    , m_stop(new QPushButton(tr("St&op"), this))
-    , m_restart(new QPushButton(tr("&Restart"), this))
-    , m_edit(new QPushButton(tr("&Edit..."), this))
-    , m_delete(new QPushButton(tr("&Delete"), this))
-    , m_error(makeErrorLabel(this, QStringLiteral("buildingsError")))
+    , m_start(makeButton(this, tr("&Start"), QStringLiteral("startBuildingButton"),
+                         [this] { act(QStringLiteral("start")); }))
+    , m_stop(makeButton(this, tr("St&op"), QStringLiteral("stopBuildingButton"),
+                        [this] { act(QStringLiteral("stop")); }))
+    , m_restart(makeButton(this, tr("&Restart"), QStringLiteral("restartBuildingButton"),
+                           [this] { act(QStringLiteral("restart")); }))
+    , m_edit(makeButton(this, tr("&Edit..."), QStringLiteral("editBuildingButton"),
+                        [this] { openEditor(false); }))
+    , m_delete(makeButton(this, tr("&Delete"), QStringLiteral("deleteBuildingButton"),
+                          [this] { deleteCurrent(); }))
     , m_log(new QPlainTextEdit(this)) {
-    setObjectName(QStringLiteral("buildingsTab"));
-    ShapingCatalog &catalog = session.shaping();
-    m_list->setObjectName(QStringLiteral("buildingsList"));
-    m_list->setModel(&catalog.buildings());
-    m_list->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            [this](const QModelIndex &current) {
-                if (current.isValid())
-                    showBuilding(current.data(JsonListModel::IdRole).toString());
-            });
-    connect(&catalog.buildings(), &QAbstractItemModel::dataChanged, this,
-            &BuildingsTab::updateDetails);
-    connect(&catalog.buildings(), &QAbstractItemModel::modelReset, this,
-            &BuildingsTab::updateDetails);
-    connect(&catalog.buildings(), &QAbstractItemModel::rowsRemoved, this,
-            &BuildingsTab::updateDetails);
-    connect(&catalog, &ShapingCatalog::buildingOutput, this,
+    followCurrent(
+        [this](const QJsonObject &building) { showBuilding(building.value(k::Id).toString()); });
+    connect(&items(), &QAbstractItemModel::dataChanged, this, &BuildingsTab::updateDetails);
+    connect(&items(), &QAbstractItemModel::modelReset, this, &BuildingsTab::updateDetails);
+    connect(&items(), &QAbstractItemModel::rowsRemoved, this, &BuildingsTab::updateDetails);
+    connect(&catalog(), &ShapingCatalog::buildingOutput, this,
             [this](const QString &id, const QString &text, const QString &stream) {
                 if (id != m_idShown || m_idShown.isEmpty())
                     return;
@@ -94,20 +82,8 @@ BuildingsTab::BuildingsTab(MonitorSession &session, QWidget *parent)
     m_log->setMaximumBlockCount(20000);
     m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-
-    m_start->setObjectName(QStringLiteral("startBuildingButton"));
-    m_stop->setObjectName(QStringLiteral("stopBuildingButton"));
-    m_restart->setObjectName(QStringLiteral("restartBuildingButton"));
-    m_edit->setObjectName(QStringLiteral("editBuildingButton"));
-    m_delete->setObjectName(QStringLiteral("deleteBuildingButton"));
-    auto *create = new QPushButton(tr("&New..."), this);
-    create->setObjectName(QStringLiteral("newBuildingButton"));
-    connect(m_start, &QPushButton::clicked, this, [this] { act(QStringLiteral("start")); });
-    connect(m_stop, &QPushButton::clicked, this, [this] { act(QStringLiteral("stop")); });
-    connect(m_restart, &QPushButton::clicked, this, [this] { act(QStringLiteral("restart")); });
-    connect(create, &QPushButton::clicked, this, [this] { openEditor(true); });
-    connect(m_edit, &QPushButton::clicked, this, [this] { openEditor(false); });
-    connect(m_delete, &QPushButton::clicked, this, &BuildingsTab::deleteCurrent);
+    auto *create = makeButton(this, tr("&New..."), QStringLiteral("newBuildingButton"),
+                              [this] { openEditor(true); });
 
     auto *details = new QFormLayout;
     details->addRow(tr("State:"), m_state);
@@ -115,49 +91,24 @@ BuildingsTab::BuildingsTab(MonitorSession &session, QWidget *parent)
     details->addRow(tr("Restarts:"), m_restarts);
     details->addRow(tr("URL:"), m_url);
     details->addRow(tr("Command:"), m_command);
-    auto *buttons = new QHBoxLayout;
-    for (QPushButton *b : {m_start, m_stop, m_restart})
-        buttons->addWidget(b);
-    buttons->addStretch(1);
-    for (QPushButton *b : {create, m_edit, m_delete})
-        buttons->addWidget(b);
-    auto *right = new QWidget(this);
-    auto *rightLayout = new QVBoxLayout(right);
-    rightLayout->setContentsMargins(0, 0, 0, 0);
-    rightLayout->addLayout(details);
-    rightLayout->addLayout(buttons);
-    rightLayout->addWidget(m_error);
-    rightLayout->addWidget(
-        new QLabel(tr("Log (newest %1 lines, then live):").arg(kTailLines), right));
-    rightLayout->addWidget(m_log, 1);
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(m_list);
-    split->addWidget(right);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 3);
-    split->setSizes({280, 720}); // the list wide enough for its summaries
-    auto *layout = new QVBoxLayout(this);
-    layout->addWidget(split);
+    QHBoxLayout *buttons =
+        buttonRow({m_start, m_stop, m_restart, nullptr, create, m_edit, m_delete});
+    auto *logLabel = new QLabel(tr("Log (newest %1 lines, then live):").arg(kTailLines), this);
+    placeBeside(column(this, {details, buttons, errorLabel(), logLabel, {m_log, 1}}), 3, 280);
     updateDetails();
-}
-
-void BuildingsTab::selectBuilding(const QString &id) {
-    const int row = m_session.shaping().buildings().rowOf(id);
-    if (row >= 0)
-        m_list->setCurrentIndex(m_session.shaping().buildings().index(row));
 }
 
 void BuildingsTab::showBuilding(const QString &id) {
     if (id == m_idShown)
         return;
     m_idShown = id;
-    showError(m_error, {});
+    showError(errorLabel(), {});
     updateDetails();
     loadLog();
 }
 
 void BuildingsTab::updateDetails() {
-    const QJsonObject b = m_session.shaping().buildings().itemById(m_idShown);
+    const QJsonObject b = items().itemById(m_idShown);
     const bool known = !b.isEmpty();
     const QString state = b.value(sk::State).toString();
     QString stateText = known ? state : QString();
@@ -176,9 +127,7 @@ void BuildingsTab::updateDetails() {
     m_url->setText(url.isEmpty()
                        ? QString()
                        : QStringLiteral("<a href=\"%1\">%1</a>").arg(url.toHtmlEscaped()));
-    QStringList argv;
-    for (const QJsonValue &v : b.value(sk::Command).toArray())
-        argv << v.toString();
+    const QStringList argv = b.value(sk::Command).toVariant().toStringList();
     m_command->setText(known
                            ? joinCommandLine(argv) + tr("  (in %1)").arg(b.value(k::Cwd).toString())
                            : QString());
@@ -199,14 +148,14 @@ void BuildingsTab::loadLog() {
     if (!m_logLoading)
         return;
     const QPointer<BuildingsTab> self(this);
-    m_session.shaping().fetchBuildingLogs(
+    catalog().fetchBuildingLogs(
         m_idShown, kTailLines, [self, generation](const client::RestReply &r) {
             if (!self || generation != self->m_logGeneration)
                 return;
             self->m_logLoading = false;
             const QString tail = r.ok() ? logText(r.body) : QString();
             if (!r.ok())
-                showReply(self->m_error, r);
+                showReply(self->errorLabel(), r);
             // {lines: [{text, stream}]}, oldest first, each without its newline.
             for (const QJsonValue &v : r.body.object().value(sk::Lines).toArray()) {
                 const QJsonObject line = v.toObject();
@@ -242,18 +191,12 @@ void BuildingsTab::appendOutput(const QString &text, bool stderrStream) {
 
 // POST /api/buildings/:id/start|stop|restart -> 200 building | 409
 void BuildingsTab::act(const QString &action) {
-    if (m_idShown.isEmpty())
-        return;
-    const QPointer<BuildingsTab> self(this);
-    m_session.shaping().buildingAction(m_idShown, action, [self](const client::RestReply &r) {
-        if (self)
-            showReply(self->m_error, r);
-    });
+    if (!m_idShown.isEmpty())
+        catalog().buildingAction(m_idShown, action, answer());
 }
 
 BuildingDialog *BuildingsTab::openEditor(bool create) {
-    const QJsonObject existing =
-        create ? QJsonObject() : m_session.shaping().buildings().itemById(m_idShown);
+    const QJsonObject existing = create ? QJsonObject() : items().itemById(m_idShown);
     if (!create && existing.isEmpty())
         return nullptr;
     auto *dialog = new BuildingDialog(m_session, existing, this);
@@ -265,17 +208,8 @@ BuildingDialog *BuildingsTab::openEditor(bool create) {
 
 // DELETE /api/buildings/:id -> 204 (stopped first) | 404
 void BuildingsTab::deleteCurrent() {
-    const QString id = m_idShown;
-    if (id.isEmpty())
-        return;
-    const QString name = m_session.shaping().buildings().itemById(id).value(k::Name_).toString();
-    confirmDelete(this, tr("building %1 (it is stopped first)").arg(name), [this, id] {
-        const QPointer<BuildingsTab> self(this);
-        m_session.shaping().remove(ShapingKind::Buildings, id, [self](const client::RestReply &r) {
-            if (self)
-                showReply(self->m_error, r);
-        });
-    });
+    const QString name = items().itemById(m_idShown).value(k::Name_).toString();
+    deleteItem(m_idShown, tr("building %1 (it is stopped first)").arg(name));
 }
 
 } // namespace flotilla::monitor::ui

@@ -4,12 +4,12 @@
 // (a link), Start / Stop / Restart, New / Edit / Delete, and its log: the newest 500 lines
 // (GET /api/buildings/:id/logs?tail=500), then each building_output as it comes.
 
+#include "ui/LibraryTab.h"
+
 #include <QJsonObject>
 #include <QList>
-#include <QWidget>
 
 class QLabel;
-class QListView;
 class QPlainTextEdit;
 class QPushButton;
 
@@ -21,16 +21,15 @@ namespace flotilla::monitor::ui {
 
 class BuildingDialog;
 
-class BuildingsTab final : public QWidget {
+class BuildingsTab final : public LibraryTab {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(BuildingsTab)
 public:
     explicit BuildingsTab(MonitorSession &session, QWidget *parent = nullptr);
 
-    QListView *list() const { return m_list; }
     QPlainTextEdit *log() const { return m_log; }
     QString currentId() const { return m_idShown; }
-    void selectBuilding(const QString &id);
+    void selectBuilding(const QString &id) { selectId(id); }
     void act(const QString &action); // start, stop, restart
     BuildingDialog *openEditor(bool create);
     void deleteCurrent();
@@ -48,7 +47,6 @@ private:
     bool m_logLoading = false;
     // Output that came while the tail was on its way: {text, stderr}.
     QList<QPair<QString, bool>> m_early;
-    QListView *m_list;
     QLabel *m_state;
     QLabel *m_pid;
     QLabel *m_restarts;
@@ -59,7 +57,6 @@ private:
     QPushButton *m_restart;
     QPushButton *m_edit;
     QPushButton *m_delete;
-    QLabel *m_error;
     QPlainTextEdit *m_log;
 };
 

@@ -8,7 +8,6 @@
 #include "ui/LibraryCommon.h"
 
 #include <QComboBox>
-#include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -18,9 +17,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
-#include <QPointer>
 #include <QPushButton>
-#include <QVBoxLayout>
 
 namespace flotilla::monitor::ui {
 
@@ -42,9 +39,8 @@ QString sniffIconType(const QByteArray &data) {
 } // namespace
 
 ClassDialog::ClassDialog(ShapingCatalog &catalog, const QJsonObject &existing, QWidget *parent)
-    : QDialog(parent)
+    : LibraryDialog(existing, QStringLiteral("classError"), parent)
     , m_catalog(catalog)
-    , m_existing(existing)
     , m_slug(new QLineEdit(this))
     , m_name(new QLineEdit(this))
     , m_description(new QLineEdit(this))
@@ -54,8 +50,12 @@ ClassDialog::ClassDialog(ShapingCatalog &catalog, const QJsonObject &existing, Q
     , m_permission(new QComboBox(this))
     , m_skills(new QListWidget(this))
     , m_iconPreview(new QLabel(this))
-    , m_removeIcon(new QPushButton(tr("&No icon"), this))
-    , m_error(makeErrorLabel(this, QStringLiteral("classError"))) {
+    , m_removeIcon(makeButton(this, tr("&No icon"), QStringLiteral("classRemoveIcon"), [this] {
+        m_iconChange = isNew() ? IconChange::Keep : IconChange::Remove;
+        m_iconData.clear();
+        m_iconType.clear();
+        showIconPreview();
+    })) {
     setObjectName(QStringLiteral("classDialog"));
     setWindowTitle(isNew() ? tr("New class")
                            : tr("Class %1").arg(existing.value(sk::Slug).toString()));
@@ -91,11 +91,9 @@ ClassDialog::ClassDialog(ShapingCatalog &catalog, const QJsonObject &existing, Q
         m_description->setText(existing.value(sk::Description).toString());
         m_instructions->setPlainText(existing.value(sk::Instructions).toString());
         const QJsonObject d = existing.value(sk::Defaults).toObject();
-        m_provider->setCurrentIndex(
-            std::max(0, m_provider->findData(d.value(k::Provider).toString())));
+        selectData(m_provider, d.value(k::Provider).toString());
         m_model->setCurrentText(d.value(k::Model).toString());
-        m_permission->setCurrentIndex(
-            std::max(0, m_permission->findData(d.value(sk::PermissionMode).toString())));
+        selectData(m_permission, d.value(sk::PermissionMode).toString());
     }
     m_catalog.ensureLoaded(ShapingKind::Skills);
     fillSkills();
@@ -104,21 +102,13 @@ ClassDialog::ClassDialog(ShapingCatalog &catalog, const QJsonObject &existing, Q
     connect(&skills, &QAbstractItemModel::rowsInserted, this, &ClassDialog::fillSkills);
     connect(&skills, &QAbstractItemModel::rowsRemoved, this, &ClassDialog::fillSkills);
 
-    auto *chooseIcon = new QPushButton(tr("Choose &icon..."), this);
-    chooseIcon->setObjectName(QStringLiteral("classChooseIcon"));
-    connect(chooseIcon, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Class icon"), {},
-                                                          tr("Icons (*.png *.svg);;All files (*)"));
-        if (!path.isEmpty())
-            setIconFile(path);
-    });
-    m_removeIcon->setObjectName(QStringLiteral("classRemoveIcon"));
-    connect(m_removeIcon, &QPushButton::clicked, this, [this] {
-        m_iconChange = isNew() ? IconChange::Keep : IconChange::Remove;
-        m_iconData.clear();
-        m_iconType.clear();
-        showIconPreview();
-    });
+    auto *chooseIcon =
+        makeButton(this, tr("Choose &icon..."), QStringLiteral("classChooseIcon"), [this] {
+            const QString path = QFileDialog::getOpenFileName(
+                this, tr("Class icon"), {}, tr("Icons (*.png *.svg);;All files (*)"));
+            if (!path.isEmpty())
+                setIconFile(path);
+        });
     connect(&m_catalog, &ShapingCatalog::classChanged, this, [this](const QString &slug) {
         if (m_iconChange == IconChange::Keep && (slug.isEmpty() || slug == m_slug->text()))
             showIconPreview();
@@ -126,9 +116,7 @@ ClassDialog::ClassDialog(ShapingCatalog &catalog, const QJsonObject &existing, Q
     showIconPreview();
 
     auto *iconRow = new QHBoxLayout;
-    iconRow->addWidget(m_iconPreview);
-    iconRow->addWidget(chooseIcon);
-    iconRow->addWidget(m_removeIcon);
+    addPieces(iconRow, {m_iconPreview, chooseIcon, m_removeIcon});
     iconRow->addStretch(1);
     auto *form = new QFormLayout;
     form->addRow(tr("&Slug:"), m_slug);
@@ -140,23 +128,14 @@ ClassDialog::ClassDialog(ShapingCatalog &catalog, const QJsonObject &existing, Q
     form->addRow(tr("Pe&rmissions:"), m_permission);
     form->addRow(tr("S&kills:"), m_skills);
     form->addRow(tr("Icon:"), iconRow);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Save)->setObjectName(QStringLiteral("classSave"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &ClassDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &ClassDialog::reject);
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(m_error);
-    layout->addWidget(buttons);
+    layOut(form, QStringLiteral("classSave"));
     resize(560, 620);
 }
 
 void ClassDialog::fillSkills() {
     QStringList checked = checkedSkills();
-    if (m_skills->count() == 0 && !isNew()) {
-        for (const QJsonValue &v : m_existing.value(sk::Skills).toArray())
-            checked << v.toString();
-    }
+    if (m_skills->count() == 0 && !isNew())
+        checked << existing().value(sk::Skills).toVariant().toStringList();
     m_skills->clear();
     const ShapingListModel &skills = m_catalog.skills();
     for (int row = 0; row < skills.rowCount(); ++row) {
@@ -182,23 +161,23 @@ QStringList ClassDialog::checkedSkills() const {
 bool ClassDialog::setIconFile(const QString &path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        showError(m_error, tr("Cannot read %1: %2").arg(path, file.errorString()));
+        showError(errorLabel(), tr("Cannot read %1: %2").arg(path, file.errorString()));
         return false;
     }
     const QByteArray bytes = file.read(ClassIcons::kMaxBytes + 1);
     if (bytes.size() > ClassIcons::kMaxBytes) {
-        showError(m_error, tr("The icon is larger than 64 KiB."));
+        showError(errorLabel(), tr("The icon is larger than 64 KiB."));
         return false;
     }
     const QString type = sniffIconType(bytes);
     if (type.isEmpty()) {
-        showError(m_error, tr("%1 is neither a PNG nor an SVG file.").arg(path));
+        showError(errorLabel(), tr("%1 is neither a PNG nor an SVG file.").arg(path));
         return false;
     }
     m_iconData = bytes;
     m_iconType = type;
     m_iconChange = IconChange::Set;
-    showError(m_error, {});
+    showError(errorLabel(), {});
     showIconPreview();
     return true;
 }
@@ -221,7 +200,7 @@ void ClassDialog::showIconPreview() {
 
 QJsonObject ClassDialog::defaults() const {
     // Kept as they were: the defaults this dialog does not edit (idle timeout, worktree).
-    QJsonObject d = m_existing.value(sk::Defaults).toObject();
+    QJsonObject d = existing().value(sk::Defaults).toObject();
     auto set = [&d](QLatin1String key, const QString &value) {
         if (value.isEmpty())
             d.remove(key);
@@ -240,32 +219,11 @@ QJsonObject ClassDialog::body() const {
                     {sk::Instructions, m_instructions->toPlainText()},
                     {sk::Defaults, defaults()},
                     {sk::Skills, QJsonArray::fromStringList(checkedSkills())}};
-    QJsonObject out;
-    if (isNew()) {
+    // New: what is set (the rest are the service's defaults). Else only what changed: a
+    // built-in class takes some fields and not others.
+    QJsonObject out = changedFrom(existing(), all);
+    if (isNew())
         out.insert(sk::Slug, m_slug->text().trimmed());
-        for (auto it = all.begin(); it != all.end(); ++it) {
-            const bool empty = (it.value().isString() && it.value().toString().isEmpty()) ||
-                               (it.value().isObject() && it.value().toObject().isEmpty()) ||
-                               (it.value().isArray() && it.value().toArray().isEmpty());
-            if (!empty)
-                out.insert(it.key(), it.value());
-        }
-    } else {
-        // Only what changed: a built-in class takes some fields and not others.
-        for (auto it = all.begin(); it != all.end(); ++it) {
-            QJsonValue before = m_existing.value(it.key());
-            if (before.isUndefined() || before.isNull()) {
-                if (it.value().isString())
-                    before = QString();
-                else if (it.value().isObject())
-                    before = QJsonObject();
-                else
-                    before = QJsonArray();
-            }
-            if (before != it.value())
-                out.insert(it.key(), it.value());
-        }
-    }
     if (m_iconChange == IconChange::Set)
         out.insert(sk::Icon,
                    QJsonObject{{sk::MediaType, m_iconType},
@@ -275,35 +233,20 @@ QJsonObject ClassDialog::body() const {
     return out;
 }
 
+// POST /api/classes -> 201 | PATCH /api/classes/:slug -> 200 (only what changed) | 409 | 422
 void ClassDialog::accept() {
     const QString slug = m_slug->text().trimmed();
     if (slug.isEmpty()) {
-        showError(m_error, tr("Enter a slug."));
+        showError(errorLabel(), tr("Enter a slug."));
         m_slug->setFocus();
         return;
     }
     const QJsonObject b = body();
-    const QPointer<ClassDialog> self(this);
-    auto done = [self, slug](const client::RestReply &r) {
-        if (!self)
-            return;
-        self->setEnabled(true);
-        if (!r.ok()) {
-            showReply(self->m_error, r);
-            return;
-        }
-        Q_EMIT self->saved(slug);
-        self->QDialog::accept();
-    };
     if (!isNew() && b.isEmpty()) {
-        QDialog::accept();
+        QDialog::accept(); // nothing changed
         return;
     }
-    setEnabled(false);
-    if (isNew())
-        m_catalog.create(ShapingKind::Classes, b, done);
-    else
-        m_catalog.update(ShapingKind::Classes, slug, b, done);
+    send(m_catalog, ShapingKind::Classes, slug, b);
 }
 
 } // namespace flotilla::monitor::ui

@@ -4,7 +4,8 @@
 // its icon (a PNG or SVG file of at most 64 KiB, sent as {mediaType, dataBase64}). Editing sends
 // only what changed. The dialog stays open until the service accepts, showing its refusal.
 
-#include <QDialog>
+#include "ui/LibraryDialog.h"
+
 #include <QJsonObject>
 
 class QComboBox;
@@ -14,13 +15,9 @@ class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
 
-namespace flotilla::monitor {
-class ShapingCatalog;
-}
-
 namespace flotilla::monitor::ui {
 
-class ClassDialog final : public QDialog {
+class ClassDialog final : public LibraryDialog {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ClassDialog)
 public:
@@ -31,11 +28,7 @@ public:
     // 64 KiB.
     bool setIconFile(const QString &path);
     QJsonObject body() const; // what Save sends
-    bool isNew() const { return m_existing.isEmpty(); }
     void accept() override;
-
-Q_SIGNALS:
-    void saved(const QString &slug);
 
 private:
     void fillSkills();
@@ -44,7 +37,6 @@ private:
     QStringList checkedSkills() const;
 
     ShapingCatalog &m_catalog;
-    QJsonObject m_existing;
     QLineEdit *m_slug;
     QLineEdit *m_name;
     QLineEdit *m_description;
@@ -55,7 +47,6 @@ private:
     QListWidget *m_skills;
     QLabel *m_iconPreview;
     QPushButton *m_removeIcon;
-    QLabel *m_error;
     enum class IconChange { Keep, Set, Remove } m_iconChange = IconChange::Keep;
     QByteArray m_iconData;
     QString m_iconType;

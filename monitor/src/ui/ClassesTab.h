@@ -3,40 +3,30 @@
 // or letter badge; New, Edit (or double-click) and Delete. A refused delete (class_in_use with
 // the agents that use it, builtin_class) is shown under the list.
 
-#include <QWidget>
+#include "ui/LibraryTab.h"
 
-class QLabel;
-class QListView;
 class QPushButton;
-
-namespace flotilla::monitor {
-class ShapingCatalog;
-}
 
 namespace flotilla::monitor::ui {
 
 class ClassDialog;
 
-class ClassesTab final : public QWidget {
+class ClassesTab final : public LibraryTab {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ClassesTab)
 public:
     explicit ClassesTab(ShapingCatalog &catalog, QWidget *parent = nullptr);
 
-    QListView *list() const { return m_list; }
     QString currentSlug() const;
-    void selectSlug(const QString &slug);
+    void selectSlug(const QString &slug) { selectId(slug); }
     ClassDialog *openEditor(bool create); // the dialog, shown (window-modal)
     void deleteCurrent();
 
 private:
     void updateButtons();
 
-    ShapingCatalog &m_catalog;
-    QListView *m_list;
     QPushButton *m_edit;
     QPushButton *m_delete;
-    QLabel *m_error;
 };
 
 } // namespace flotilla::monitor::ui

@@ -40,9 +40,8 @@ const QColor kFailed(0xb0, 0x00, 0x20);
 } // namespace
 
 HooksTab::HooksTab(MonitorSession &session, QWidget *parent)
-    : QWidget(parent)
+    : LibraryTab(session.shaping(), ShapingKind::Hooks, QStringLiteral("hooks"), nullptr, parent)
     , m_session(session)
-    , m_list(new QListView(this))
     , m_name(new QLineEdit(this))
     , m_event(new QComboBox(this))
     , m_agent(new QComboBox(this))
@@ -53,20 +52,11 @@ HooksTab::HooksTab(MonitorSession &session, QWidget *parent)
     , m_cwd(new QComboBox(this))
     , m_timeout(new QSpinBox(this))
     , m_enabled(new QCheckBox(tr("&Enabled"), this))
-    , m_delete(new QPushButton(tr("&Delete"), this))
-    , m_error(makeErrorLabel(this, QStringLiteral("hooksError")))
+    , m_delete(makeButton(this, tr("&Delete"), QStringLiteral("deleteHookButton"),
+                          [this] { deleteCurrent(); }))
     , m_runs(new QTableWidget(0, RunColumns, this))
     , m_runOutput(new QPlainTextEdit(this)) {
-    setObjectName(QStringLiteral("hooksTab"));
-    ShapingCatalog &catalog = session.shaping();
-    m_list->setObjectName(QStringLiteral("hooksList"));
-    m_list->setModel(&catalog.hooks());
-    m_list->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            [this](const QModelIndex &current) {
-                if (current.isValid())
-                    load(current.data(JsonListModel::JsonRole).toJsonObject());
-            });
+    followCurrent([this](const QJsonObject &hook) { load(hook); });
     m_runs->setObjectName(QStringLiteral("hookRuns"));
     m_runs->setHorizontalHeaderLabels({tr("Started"), tr("Event"), tr("Agent"), tr("Outcome")});
     m_runs->horizontalHeader()->setStretchLastSection(true);
@@ -78,30 +68,18 @@ HooksTab::HooksTab(MonitorSession &session, QWidget *parent)
     m_runOutput->setObjectName(QStringLiteral("hookRunOutput"));
     m_runOutput->setReadOnly(true);
     m_runOutput->setPlaceholderText(tr("The selected run's output"));
-    connect(&catalog, &ShapingCatalog::hookRunFinished, this, [this](const QJsonObject &run) {
+    connect(&catalog(), &ShapingCatalog::hookRunFinished, this, [this](const QJsonObject &run) {
         if (!m_idShown.isEmpty() && run.value(sk::HookId).toString() == m_idShown)
             addRun(run, true);
     });
 
-    auto *runsPane = new QWidget(this);
-    auto *runsLayout = new QVBoxLayout(runsPane);
-    runsLayout->setContentsMargins(0, 0, 0, 0);
-    runsLayout->addWidget(new QLabel(tr("Runs (newest first):"), runsPane));
-    runsLayout->addWidget(m_runs, 2);
-    runsLayout->addWidget(m_runOutput, 1);
     auto *right = new QSplitter(Qt::Vertical, this);
     right->addWidget(buildEditor());
-    right->addWidget(runsPane);
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(m_list);
-    split->addWidget(right);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 2);
-    split->setSizes({330, 670}); // the list wide enough for its summaries
-    auto *layout = new QVBoxLayout(this);
-    layout->addWidget(split);
+    right->addWidget(column(
+        this, {new QLabel(tr("Runs (newest first):"), this), {m_runs, 2}, {m_runOutput, 1}}));
+    placeBeside(right, 2, 330);
 
-    catalog.ensureLoaded(ShapingKind::Classes);
+    catalog().ensureLoaded(ShapingKind::Classes);
     // GET /api/areas -> 200 [area]: the areas a filter may name.
     const QPointer<HooksTab> self(this);
     session.client().get(QStringLiteral("/api/areas"), [self](const client::RestReply &r) {
@@ -138,7 +116,7 @@ QWidget *HooksTab::buildEditor() {
             perLine ? splitCommandLine(m_command->toPlainText())
                     : std::optional<QStringList>(splitArgumentLines(m_command->toPlainText()));
         if (!argv) {
-            showError(m_error, tr("Unbalanced quotes in the command."));
+            showError(errorLabel(), tr("Unbalanced quotes in the command."));
             return;
         }
         m_command->setPlainText(perLine ? argv->join(QLatin1Char('\n')) : joinCommandLine(*argv));
@@ -153,15 +131,6 @@ QWidget *HooksTab::buildEditor() {
     m_timeout->setRange(1, 300);
     m_timeout->setSuffix(tr(" s"));
     m_enabled->setObjectName(QStringLiteral("hookEnabled"));
-
-    auto *create = new QPushButton(tr("&New"), this);
-    create->setObjectName(QStringLiteral("newHookButton"));
-    auto *saveButton = new QPushButton(tr("&Save"), this);
-    saveButton->setObjectName(QStringLiteral("saveHookButton"));
-    m_delete->setObjectName(QStringLiteral("deleteHookButton"));
-    connect(create, &QPushButton::clicked, this, &HooksTab::newHook);
-    connect(saveButton, &QPushButton::clicked, this, &HooksTab::save);
-    connect(m_delete, &QPushButton::clicked, this, &HooksTab::deleteCurrent);
 
     auto *filter = new QHBoxLayout;
     filter->addWidget(m_agent);
@@ -178,29 +147,22 @@ QWidget *HooksTab::buildEditor() {
     form->addRow(tr("&Working directory:"), m_cwd);
     form->addRow(tr("&Timeout:"), m_timeout);
     form->addRow(QString(), m_enabled);
-    auto *buttons = new QHBoxLayout;
-    buttons->addWidget(create);
-    buttons->addWidget(saveButton);
-    buttons->addWidget(m_delete);
-    buttons->addStretch(1);
-    auto *editor = new QWidget(this);
-    auto *layout = new QVBoxLayout(editor);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(form);
-    layout->addWidget(m_error);
-    layout->addLayout(buttons);
-    return editor;
+    return column(
+        this,
+        {form, errorLabel(),
+         buttonRow(
+             {makeButton(this, tr("&New"), QStringLiteral("newHookButton"), [this] { newHook(); }),
+              makeButton(this, tr("&Save"), QStringLiteral("saveHookButton"), [this] { save(); }),
+              m_delete})});
 }
 
 void HooksTab::fillAgents() {
     m_agent->clear();
     m_agent->addItem(tr("(any agent)"), QString());
-    const AgentsModel &agents = m_session.agents();
-    for (const QString &id : agents.agentIds())
-        m_agent->addItem(agents.agent(id).value(k::Name_).toString(), id);
+    addAgentItems(m_agent, m_session.agents());
     m_class->clear();
     m_class->addItem(QString());
-    const ShapingListModel &classes = m_session.shaping().classes();
+    const ShapingListModel &classes = catalog().classes();
     for (int row = 0; row < classes.rowCount(); ++row)
         m_class->addItem(classes.item(row).value(sk::Slug).toString());
     m_class->lineEdit()->setPlaceholderText(tr("(any class)"));
@@ -210,22 +172,19 @@ void HooksTab::load(const QJsonObject &hook) {
     m_idShown = hook.value(k::Id).toString();
     fillAgents();
     m_name->setText(hook.value(k::Name_).toString());
-    m_event->setCurrentIndex(std::max(0, m_event->findData(hook.value(sk::Event).toString())));
+    selectData(m_event, hook.value(sk::Event).toString());
     const QJsonObject filter = hook.value(sk::Filter).toObject();
     const QString agentId = filter.value(k::AgentId).toString();
     if (!agentId.isEmpty() && m_agent->findData(agentId) < 0)
         m_agent->addItem(agentId, agentId);
-    m_agent->setCurrentIndex(std::max(0, m_agent->findData(agentId)));
+    selectData(m_agent, agentId);
     m_class->setCurrentText(filter.value(k::Class).toString());
-    m_area->setCurrentIndex(std::max(0, m_area->findData(filter.value(k::AreaId).toString())));
-    QStringList argv;
-    for (const QJsonValue &v : hook.value(sk::Command).toArray())
-        argv << v.toString();
+    selectData(m_area, filter.value(k::AreaId).toString());
     {
         const QSignalBlocker block(m_perLine);
         m_perLine->setChecked(false);
     }
-    m_command->setPlainText(joinCommandLine(argv));
+    m_command->setPlainText(joinCommandLine(hook.value(sk::Command).toVariant().toStringList()));
     const QString cwd = hook.value(k::Cwd).toString();
     const int cwdAt = m_cwd->findData(cwd);
     if (cwdAt >= 0)
@@ -235,19 +194,13 @@ void HooksTab::load(const QJsonObject &hook) {
     m_timeout->setValue(hook.value(sk::TimeoutSeconds).toInt(30));
     m_enabled->setChecked(hook.value(sk::Enabled).toBool(true));
     m_delete->setEnabled(!m_idShown.isEmpty());
-    showError(m_error, {});
+    showError(errorLabel(), {});
     loadRuns();
 }
 
 void HooksTab::newHook() {
-    m_list->selectionModel()->clearCurrentIndex();
+    list()->selectionModel()->clearCurrentIndex();
     load({});
-}
-
-void HooksTab::selectHook(const QString &id) {
-    const int row = m_session.shaping().hooks().rowOf(id);
-    if (row >= 0)
-        m_list->setCurrentIndex(m_session.shaping().hooks().index(row));
 }
 
 std::optional<QStringList> HooksTab::command() const {
@@ -280,38 +233,16 @@ QJsonObject HooksTab::edited() const {
 // POST /api/hooks -> 201 | PATCH /api/hooks/:id -> 200 | 422 | 403 (an agent's token)
 void HooksTab::save() {
     if (!command()) {
-        showError(m_error, tr("Unbalanced quotes in the command."));
+        showError(errorLabel(), tr("Unbalanced quotes in the command."));
         return;
     }
-    const QPointer<HooksTab> self(this);
-    auto done = [self](const client::RestReply &r) {
-        if (!self)
-            return;
-        showReply(self->m_error, r);
-        if (r.ok())
-            self->selectHook(r.body.object().value(k::Id).toString());
-    };
-    if (m_idShown.isEmpty())
-        m_session.shaping().create(ShapingKind::Hooks, edited(), done);
-    else
-        m_session.shaping().update(ShapingKind::Hooks, m_idShown, edited(), done);
+    saveItem(m_idShown, edited(),
+             [this](const QJsonObject &hook) { selectHook(hook.value(k::Id).toString()); });
 }
 
 // DELETE /api/hooks/:id -> 204 | 404
 void HooksTab::deleteCurrent() {
-    const QString id = m_idShown;
-    if (id.isEmpty())
-        return;
-    confirmDelete(this, tr("hook %1").arg(m_name->text()), [this, id] {
-        const QPointer<HooksTab> self(this);
-        m_session.shaping().remove(ShapingKind::Hooks, id, [self](const client::RestReply &r) {
-            if (!self)
-                return;
-            showReply(self->m_error, r);
-            if (r.ok())
-                self->newHook();
-        });
-    });
+    deleteItem(m_idShown, tr("hook %1").arg(m_name->text()), [this] { newHook(); });
 }
 
 // GET /api/hooks/:id/runs -> 200 [run] newest first (200 kept)
@@ -322,7 +253,7 @@ void HooksTab::loadRuns() {
     if (m_idShown.isEmpty())
         return;
     const QPointer<HooksTab> self(this);
-    m_session.shaping().fetchHookRuns(m_idShown, [self, generation](const client::RestReply &r) {
+    catalog().fetchHookRuns(m_idShown, [self, generation](const client::RestReply &r) {
         if (!self || generation != self->m_runsGeneration || !r.ok())
             return;
         // Runs that came as events meanwhile are in the answer too.

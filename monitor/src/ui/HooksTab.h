@@ -4,17 +4,16 @@
 // line, working directory, timeout, enabled) and its runs (GET /api/hooks/:id/runs, then each
 // hook_run as it comes; failed runs red, the selected run's output below).
 
+#include "ui/LibraryTab.h"
+
 #include <QJsonObject>
 #include <QStringList>
-#include <QWidget>
 
 #include <optional>
 
 class QCheckBox;
 class QComboBox;
-class QLabel;
 class QLineEdit;
-class QListView;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
@@ -26,18 +25,17 @@ class MonitorSession;
 
 namespace flotilla::monitor::ui {
 
-class HooksTab final : public QWidget {
+class HooksTab final : public LibraryTab {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HooksTab)
 public:
     explicit HooksTab(MonitorSession &session, QWidget *parent = nullptr);
 
-    QListView *list() const { return m_list; }
     QTableWidget *runs() const { return m_runs; }
     void newHook();
     void save();
     void deleteCurrent();
-    void selectHook(const QString &id);
+    void selectHook(const QString &id) { selectId(id); }
 
 private:
     void load(const QJsonObject &hook);
@@ -52,7 +50,6 @@ private:
     MonitorSession &m_session;
     QString m_idShown; // empty: a new hook
     quint64 m_runsGeneration = 0;
-    QListView *m_list;
     QLineEdit *m_name;
     QComboBox *m_event;
     QComboBox *m_agent;
@@ -64,7 +61,6 @@ private:
     QSpinBox *m_timeout;
     QCheckBox *m_enabled;
     QPushButton *m_delete;
-    QLabel *m_error;
     QTableWidget *m_runs;
     QPlainTextEdit *m_runOutput;
 };

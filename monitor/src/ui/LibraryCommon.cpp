@@ -1,12 +1,17 @@
 #include "ui/LibraryCommon.h"
 
+#include "core/AgentsModel.h"
 #include "protocol/WireNames.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
 #include <QJsonArray>
-#include <QJsonObject>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace flotilla::monitor::ui {
 
@@ -75,6 +80,70 @@ void confirmDelete(QWidget *parent, const QString &what, std::function<void()> t
                              then();
                      });
     box->open();
+}
+
+QPushButton *makeButton(QWidget *parent, const QString &text, const QString &name,
+                        std::function<void()> onClick) {
+    auto *button = new QPushButton(text, parent);
+    button->setObjectName(name);
+    QObject::connect(button, &QPushButton::clicked, parent,
+                     [onClick = std::move(onClick)] { onClick(); });
+    return button;
+}
+
+QHBoxLayout *buttonRow(std::initializer_list<QPushButton *> buttons) {
+    auto *row = new QHBoxLayout;
+    const bool roomBetween = std::find(buttons.begin(), buttons.end(), nullptr) != buttons.end();
+    for (QPushButton *b : buttons) {
+        if (b)
+            row->addWidget(b);
+        else
+            row->addStretch(1);
+    }
+    if (!roomBetween)
+        row->addStretch(1);
+    return row;
+}
+
+void addPieces(QBoxLayout *layout, std::initializer_list<Piece> pieces) {
+    for (const Piece &p : pieces) {
+        if (p.widget)
+            layout->addWidget(p.widget, p.stretch);
+        else if (p.layout)
+            layout->addLayout(p.layout, p.stretch);
+    }
+}
+
+QWidget *column(QWidget *parent, std::initializer_list<Piece> pieces) {
+    auto *pane = new QWidget(parent);
+    auto *layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    addPieces(layout, pieces);
+    return pane;
+}
+
+void selectData(QComboBox *box, const QString &data) {
+    box->setCurrentIndex(std::max(0, box->findData(data)));
+}
+
+void addAgentItems(QComboBox *box, const AgentsModel &agents) {
+    for (const QString &id : agents.agentIds())
+        box->addItem(agents.agent(id).value(k::Name_).toString(), id);
+}
+
+QJsonObject changedFrom(const QJsonObject &before, const QJsonObject &after) {
+    auto isEmpty = [](const QJsonValue &v) {
+        return v.isNull() || v.isUndefined() || (v.isString() && v.toString().isEmpty()) ||
+               (v.isObject() && v.toObject().isEmpty()) || (v.isArray() && v.toArray().isEmpty());
+    };
+    QJsonObject out;
+    for (auto it = after.begin(); it != after.end(); ++it) {
+        const QJsonValue was = before.value(it.key());
+        const bool unset = was.isUndefined() || was.isNull();
+        if (unset ? !isEmpty(it.value()) : was != it.value())
+            out.insert(it.key(), it.value());
+    }
+    return out;
 }
 
 } // namespace flotilla::monitor::ui

@@ -3,13 +3,12 @@
 // whom it is offered to (everyone, the agents of one class, or one agent). The message box of
 // an agent offers the prompts that apply to it.
 
+#include "ui/LibraryTab.h"
+
 #include <QJsonObject>
-#include <QWidget>
 
 class QComboBox;
-class QLabel;
 class QLineEdit;
-class QListView;
 class QPlainTextEdit;
 class QPushButton;
 
@@ -19,13 +18,12 @@ class MonitorSession;
 
 namespace flotilla::monitor::ui {
 
-class PromptsTab final : public QWidget {
+class PromptsTab final : public LibraryTab {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(PromptsTab)
 public:
     explicit PromptsTab(MonitorSession &session, QWidget *parent = nullptr);
 
-    QListView *list() const { return m_list; }
     void newPrompt();
     void save();
     void deleteCurrent();
@@ -37,13 +35,11 @@ private:
 
     MonitorSession &m_session;
     QString m_idShown; // empty: a new prompt
-    QListView *m_list;
     QLineEdit *m_name;
     QPlainTextEdit *m_text;
     QComboBox *m_scope;
     QComboBox *m_target;
     QPushButton *m_delete;
-    QLabel *m_error;
 };
 
 } // namespace flotilla::monitor::ui

@@ -27,7 +27,8 @@ QString InstructionComposer::instructionsFor(const Agent &agent) const {
         parts << m_prompt.prompt();
     // Each part names where it comes from: the model, and a user reading a transcript, can tell
     // a project's rules from a role's.
-    if (const Area *area = m_areas.find(agent.areaId); area && !area->instructions.trimmed().isEmpty())
+    if (const Area *area = m_areas.find(agent.areaId);
+        area && !area->instructions.trimmed().isEmpty())
         parts << QStringLiteral("# Instructions for the area \"%1\"\n\n%2")
                      .arg(area->name, area->instructions);
     if (const auto cls = m_classes.find(agent.agentClass);
@@ -50,8 +51,7 @@ QStringList InstructionComposer::skillsFor(const Agent &agent) const {
     }
     QStringList out;
     for (const QString &slug : std::as_const(slugs)) {
-        const auto skill = m_skills.find(slug);
-        if (skill && skill->enabled)
+        if (!m_skills.stamp(slug).isEmpty()) // exists and is enabled
             out << slug;
     }
     return out;
@@ -61,11 +61,17 @@ AgentShape InstructionComposer::shapeFor(const Agent &agent) {
     AgentShape shape;
     shape.instructions = instructionsFor(agent);
     shape.instructionsFile = m_materializer.writeInstructions(agent.id, shape.instructions);
-    QList<Skill> skills;
     const QStringList slugs = skillsFor(agent);
+    QStringList stamps;
     for (const QString &slug : slugs)
-        skills << *m_skills.find(slug);
-    const SkillMaterializer::Written written = m_materializer.write(agent.id, skills);
+        stamps << m_skills.stamp(slug);
+    const SkillMaterializer::Written written =
+        m_materializer.write(agent.id, stamps, [this, &slugs] {
+            QList<Skill> skills;
+            for (const QString &slug : slugs)
+                skills << *m_skills.find(slug);
+            return skills;
+        });
     shape.skillsDir = written.dir;
     shape.skillsFingerprint = written.fingerprint;
     if (const auto cls = m_classes.find(agent.agentClass)) {

@@ -48,6 +48,10 @@ public:
     QList<Skill> skills() const;
     std::optional<Skill> find(const QString &slug) const;
     bool contains(const QString &slug) const { return m_store.find(slug) != nullptr; }
+    // What identifies a skill's version without reading its content: changes whenever a store
+    // changes it (updatedAt only ever grows), for the per-turn check of an agent's skill files.
+    // Empty for a skill that does not exist or is disabled.
+    QString stamp(const QString &slug) const;
     // The slugs of `slugs` that name no skill.
     QStringList unknown(const QStringList &slugs) const;
 

@@ -40,8 +40,8 @@ QByteArray SkillMaterializer::skillFile(const Skill &skill) {
     QByteArray out = "---\nname: " + yamlString(skill.name) +
                      "\ndescription: " + yamlString(skill.description) + '\n';
     if (skill.allowedTools && !skill.allowedTools->isEmpty())
-        out += "allowed-tools: " + yamlString(skill.allowedTools->join(QStringLiteral(", "))) +
-               '\n';
+        out +=
+            "allowed-tools: " + yamlString(skill.allowedTools->join(QStringLiteral(", "))) + '\n';
     out += "---\n";
     out += skill.content.toUtf8();
     if (!out.endsWith('\n'))
@@ -50,23 +50,22 @@ QByteArray SkillMaterializer::skillFile(const Skill &skill) {
 }
 
 SkillMaterializer::Written SkillMaterializer::write(const QString &agentId,
-                                                    const QList<Skill> &skills) {
+                                                    const QStringList &stamps,
+                                                    const std::function<QList<Skill>()> &load) {
     const QString dir = m_root + QLatin1Char('/') + agentId;
-    if (skills.isEmpty()) {
-        m_written.remove(agentId);
-        QDir(dir).removeRecursively();
+    if (stamps.isEmpty()) {
+        if (m_written.remove(agentId) > 0 || QFileInfo::exists(dir))
+            QDir(dir).removeRecursively();
         return {};
     }
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    for (const Skill &skill : skills) {
-        hash.addData(skill.slug.toUtf8());
-        hash.addData(QByteArrayView("\0", 1));
-        hash.addData(skillFile(skill));
-        hash.addData(QByteArrayView("\0", 1));
-    }
-    const QString fingerprint = QString::fromLatin1(hash.result().toHex().left(16));
+    const QString fingerprint =
+        QString::fromLatin1(QCryptographicHash::hash(stamps.join(QLatin1Char('\n')).toUtf8(),
+                                                     QCryptographicHash::Sha256)
+                                .toHex()
+                                .left(16));
     if (m_written.value(agentId) == fingerprint && QFileInfo::exists(dir))
         return {dir, fingerprint};
+    const QList<Skill> skills = load();
 
     // Built beside the live one, then swapped in with renames.
     const QString fresh = dir + QStringLiteral(".new");

@@ -11,7 +11,10 @@
 #include "shaping/SkillCatalog.h"
 
 #include <QHash>
+#include <QStringList>
+
 #include <QString>
+#include <functional>
 
 namespace flotilla {
 
@@ -26,8 +29,12 @@ public:
     explicit SkillMaterializer(QString root);
     ~SkillMaterializer();
 
-    // The skills (in order) for `agentId`, written if they changed since the last call.
-    Written write(const QString &agentId, const QList<Skill> &skills);
+    // The agent's skills, known by `stamps` (SkillCatalog::stamp, in order; empty: none): when
+    // they differ from what was written last, `load` gives the skills and they are written.
+    // Nothing is read or hashed while they stay the same, which is every turn but the first
+    // after a change.
+    Written write(const QString &agentId, const QStringList &stamps,
+                  const std::function<QList<Skill>()> &load);
     // `text` in the agent's instructions file (beside its skills directory), when it is longer
     // than kArgMaxBytes; the path, or empty (short text: the file is removed).
     QString writeInstructions(const QString &agentId, const QString &text);
