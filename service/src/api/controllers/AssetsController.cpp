@@ -1,5 +1,6 @@
 #include "controllers/AssetsController.h"
 
+#include "controllers/Replies.h"
 #include "http/HttpServer.h"
 #include "protocol/ShapingNames.h"
 #include "shaping/AssetStore.h"
@@ -116,10 +117,7 @@ Reply AssetsController::create(const ApiRequest &r) {
     API_TRY(body, r.jsonObject());
     API_TRY(upload, AssetStore::parseUpload(body));
     API_TRY(created, m_models.create(upload));
-    Reply reply = Reply::json(created, 201);
-    reply.headers.append({QByteArrayLiteral("Location"),
-                          kModels.toUtf8() + '/' + created.value(k::Id).toString().toUtf8()});
-    return reply;
+    return createdReply(created, kModels, created.value(k::Id).toString());
 }
 
 // DELETE /api/custom-3d-models/:id -> 204 | 404; custom_3d_model_deleted {id, name}

@@ -2,6 +2,7 @@
 
 #include "buildings/BuildingStore.h"
 #include "buildings/BuildingSupervisor.h"
+#include "controllers/Replies.h"
 #include "http/HttpServer.h"
 #include "protocol/ShapingNames.h"
 #include "ws/EventHub.h"
@@ -73,10 +74,7 @@ Reply BuildingsController::get(const ApiRequest &r) const {
 Reply BuildingsController::create(const ApiRequest &r) {
     API_TRY(body, r.jsonObject());
     API_TRY(created, m_store.create(body));
-    Reply reply = describeReply(m_supervisor, created.id, 201);
-    reply.headers.append(
-        {QByteArrayLiteral("Location"), (kBase + QLatin1Char('/') + created.id).toUtf8()});
-    return reply;
+    return withLocation(describeReply(m_supervisor, created.id, 201), kBase, created.id);
 }
 
 // PATCH /api/buildings/:id {any POST field} -> 200 building | 400 | 404 | 409 | 422. A running

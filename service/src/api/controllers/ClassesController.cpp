@@ -1,5 +1,6 @@
 #include "controllers/ClassesController.h"
 
+#include "controllers/Replies.h"
 #include "domain/AgentRegistry.h"
 #include "http/HttpServer.h"
 #include "protocol/OrganizationNames.h"
@@ -36,8 +37,6 @@ ClassesController::ClassesController(ClassCatalog &classes, const AgentRegistry 
         hub.broadcast(sm::ClassDeleted, QJsonObject{{sk::Slug, cls.slug}, {k::Name_, cls.name}});
     });
 }
-
-ClassesController::~ClassesController() = default;
 
 void ClassesController::registerRoutes(HttpServer &http) {
     const QString one = kBase + QStringLiteral("/:slug");
@@ -92,10 +91,7 @@ Reply ClassesController::icon(const ApiRequest &r) const {
 Reply ClassesController::create(const ApiRequest &r) {
     API_TRY(body, r.jsonObject());
     API_TRY(created, m_classes.create(body));
-    Reply reply = Reply::json(created.toJson(), 201);
-    reply.headers.append({QByteArrayLiteral("Location"),
-                          (kBase + QLatin1Char('/') + created.slug).toUtf8()});
-    return reply;
+    return createdReply(created.toJson(), kBase, created.slug);
 }
 
 // PATCH /api/classes/:slug {any field but slug; icon: null removes it} -> 200 class | 400 | 404
@@ -117,15 +113,14 @@ Reply ClassesController::remove(const ApiRequest &r) {
                 users.append(a.name);
         }
         if (!users.isEmpty())
-            return Reply::json(
-                QJsonObject{{k::Error, QStringLiteral("class '%1' is used by %2 agent(s): %3; "
-                                                      "change or delete them first")
-                                           .arg(slug)
-                                           .arg(users.size())
-                                           .arg(users.join(QStringLiteral(", ")))},
-                            {k::Code, wire::shaping::code::ClassInUse},
-                            {wire::org::key::Agents, QJsonArray::fromStringList(users)}},
-                409);
+            return inUseReply(
+                Error::conflict(wire::shaping::code::ClassInUse,
+                                QStringLiteral("class '%1' is used by %2 agent(s): %3; change or "
+                                               "delete them first")
+                                    .arg(slug)
+                                    .arg(users.size())
+                                    .arg(users.join(QStringLiteral(", ")))),
+                {{wire::org::key::Agents, users}});
     }
     API_CHECK(m_classes.remove(slug));
     return Reply::noContent();

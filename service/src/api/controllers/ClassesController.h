@@ -15,7 +15,6 @@ class ClassesController final {
     Q_DISABLE_COPY_MOVE(ClassesController)
 public:
     ClassesController(ClassCatalog &classes, const AgentRegistry &agents, EventHub &hub);
-    ~ClassesController();
 
     void registerRoutes(HttpServer &http);
 

@@ -1,5 +1,6 @@
 #include "controllers/HooksController.h"
 
+#include "controllers/Replies.h"
 #include "hooks/HookRunner.h"
 #include "hooks/HookStore.h"
 #include "http/HttpServer.h"
@@ -67,10 +68,7 @@ Reply HooksController::create(const ApiRequest &r) {
     API_CHECK(serviceTokenOnly(r));
     API_TRY(body, r.jsonObject());
     API_TRY(created, m_hooks.create(body));
-    Reply reply = Reply::json(created, 201);
-    reply.headers.append({QByteArrayLiteral("Location"),
-                          (kBase + QLatin1Char('/') + created.value(k::Id).toString()).toUtf8()});
-    return reply;
+    return createdReply(created, kBase, created.value(k::Id).toString());
 }
 
 // GET /api/hooks/:id -> 200 hook | 404

@@ -1,5 +1,6 @@
 #include "controllers/PromptsController.h"
 
+#include "controllers/Replies.h"
 #include "domain/AgentRegistry.h"
 #include "http/HttpServer.h"
 #include "protocol/ShapingNames.h"
@@ -77,11 +78,7 @@ Reply PromptsController::get(const ApiRequest &r) const {
 Reply PromptsController::create(const ApiRequest &r) {
     API_TRY(body, r.jsonObject());
     API_TRY(created, m_prompts.create(body));
-    Reply reply = Reply::json(created, 201);
-    reply.headers.append(
-        {QByteArrayLiteral("Location"),
-         QByteArrayLiteral("/api/prompts/") + created.value(k::Id).toString().toUtf8()});
-    return reply;
+    return createdReply(created, QStringLiteral("/api/prompts"), created.value(k::Id).toString());
 }
 
 // PATCH /api/prompts/:id {name?, text?, scope?} -> 200 prompt | 400 | 404 | 409 | 422;

@@ -1,5 +1,6 @@
 #include "controllers/SkillsController.h"
 
+#include "controllers/Replies.h"
 #include "domain/AgentRegistry.h"
 #include "http/HttpServer.h"
 #include "protocol/OrganizationNames.h"
@@ -25,18 +26,15 @@ SkillsController::SkillsController(SkillCatalog &skills, const ClassCatalog &cla
     : m_skills(skills)
     , m_classes(classes)
     , m_agents(agents) {
-    QObject::connect(&m_skills, &SkillCatalog::skillStored, &hub,
-                     [&hub](const Skill &skill, bool created) {
-                         hub.broadcast(created ? sm::SkillCreated : sm::SkillUpdated,
-                                       skill.toJson());
-                     });
+    QObject::connect(
+        &m_skills, &SkillCatalog::skillStored, &hub, [&hub](const Skill &skill, bool created) {
+            hub.broadcast(created ? sm::SkillCreated : sm::SkillUpdated, skill.toJson());
+        });
     QObject::connect(&m_skills, &SkillCatalog::skillRemoved, &hub, [&hub](const Skill &skill) {
         hub.broadcast(sm::SkillDeleted,
                       QJsonObject{{sk::Slug, skill.slug}, {k::Name_, skill.name}});
     });
 }
-
-SkillsController::~SkillsController() = default;
 
 void SkillsController::registerRoutes(HttpServer &http) {
     const QString one = kBase + QStringLiteral("/:slug");
@@ -60,8 +58,9 @@ Reply SkillsController::list(const ApiRequest &) const {
 Reply SkillsController::get(const ApiRequest &r) const {
     const auto skill = m_skills.find(r.param(QStringLiteral("slug")));
     if (!skill)
-        return Error::notFound(wire::code::NotFound, QStringLiteral("no skill '%1'")
-                                                         .arg(r.param(QStringLiteral("slug"))));
+        return Error::notFound(
+            wire::code::NotFound,
+            QStringLiteral("no skill '%1'").arg(r.param(QStringLiteral("slug"))));
     return Reply::json(skill->toJson());
 }
 
@@ -70,10 +69,7 @@ Reply SkillsController::get(const ApiRequest &r) const {
 Reply SkillsController::create(const ApiRequest &r) {
     API_TRY(body, r.jsonObject());
     API_TRY(created, m_skills.create(body));
-    Reply reply = Reply::json(created.toJson(), 201);
-    reply.headers.append({QByteArrayLiteral("Location"),
-                          (kBase + QLatin1Char('/') + created.slug).toUtf8()});
-    return reply;
+    return createdReply(created.toJson(), kBase, created.slug);
 }
 
 // PATCH /api/skills/:slug {name?, description?, content?, allowedTools?, enabled?} -> 200 skill
@@ -100,16 +96,14 @@ Reply SkillsController::remove(const ApiRequest &r) {
             classes.append(cls.slug);
     }
     if (m_skills.contains(slug) && (!agents.isEmpty() || !classes.isEmpty()))
-        return Reply::json(
-            QJsonObject{{k::Error, QStringLiteral("skill '%1' is given to %2 agent(s) and %3 "
-                                                  "class(es); take it from them first")
-                                       .arg(slug)
-                                       .arg(agents.size())
-                                       .arg(classes.size())},
-                        {k::Code, wire::shaping::code::SkillInUse},
-                        {wire::org::key::Agents, QJsonArray::fromStringList(agents)},
-                        {QStringLiteral("classes"), QJsonArray::fromStringList(classes)}},
-            409);
+        return inUseReply(
+            Error::conflict(wire::shaping::code::SkillInUse,
+                            QStringLiteral("skill '%1' is given to %2 agent(s) and %3 class(es); "
+                                           "take it from them first")
+                                .arg(slug)
+                                .arg(agents.size())
+                                .arg(classes.size())),
+            {{wire::org::key::Agents, agents}, {QStringLiteral("classes"), classes}});
     API_CHECK(m_skills.remove(slug));
     return Reply::noContent();
 }

@@ -16,9 +16,8 @@ class SkillCatalog;
 class SkillsController final {
     Q_DISABLE_COPY_MOVE(SkillsController)
 public:
-    SkillsController(SkillCatalog &skills, const ClassCatalog &classes,
-                     const AgentRegistry &agents, EventHub &hub);
-    ~SkillsController();
+    SkillsController(SkillCatalog &skills, const ClassCatalog &classes, const AgentRegistry &agents,
+                     EventHub &hub);
 
     void registerRoutes(HttpServer &http);
 

@@ -2,6 +2,7 @@
 
 #include "buildings/BuildingStore.h"
 #include "buildings/BuildingsLogging.h"
+#include "organization/TransferSupport.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
 
@@ -16,16 +17,10 @@ namespace c = wire::code;
 namespace sk = wire::shaping::key;
 namespace cat = wire::org::category;
 
+using transfer::at;
+using transfer::wrongType;
+
 namespace {
-
-Error at(const QString &where, Error e) {
-    e.message = where + QStringLiteral(": ") + e.message;
-    return e;
-}
-
-Error wrongType(const QString &where, const QString &what) {
-    return Error::badRequest(c::WrongType, QStringLiteral("%1 must be %2").arg(where, what));
-}
 
 // One building of the document, checked: its agent and area still as the document names them.
 struct BuildingEntry {
@@ -34,57 +29,30 @@ struct BuildingEntry {
     QString areaRef;       // a document area id or one of this service's; empty: none
 };
 
-class PendingBuildings final : public PendingImport {
-public:
-    PendingBuildings(BuildingStore &store, Clock clock)
-        : m_store(store)
-        , m_clock(std::move(clock)) {}
-
-    QList<BuildingEntry> entries;
-
-    QJsonObject counts() const override { return QJsonObject{{cat::Buildings, entries.size()}}; }
-
-    Status apply(const ImportIds &ids) override {
-        QList<CatalogStore::Item> items;
-        QStringList created;
-        const qint64 now = m_clock.nowMs();
-        for (const BuildingEntry &e : std::as_const(entries)) {
-            BuildingConfig b = e.config;
-            b.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
-            if (!e.agentName.isEmpty()) {
-                b.agentId = ids.agentId(e.agentName);
-                // Validated against the agents there would be: only a caller's bug gets here.
-                if (b.agentId.isEmpty())
-                    return Error::internal(c::Internal,
-                                           QStringLiteral("categories.buildings: agent '%1' was "
-                                                          "not created")
-                                               .arg(e.agentName));
-            }
-            if (!e.areaRef.isEmpty())
-                b.areaId = ids.areaId(e.areaRef);
-            b.createdAt = now;
-            b.updatedAt = now;
-            items.append({b.id, b.toJson()});
-            created.append(b.id);
+// The rows of the checked buildings once their agents and areas exist: new ids, created now.
+Result<QList<CatalogStore::Item>> rowsOf(const QList<BuildingEntry> &entries, const ImportIds &ids,
+                                         qint64 now) {
+    QList<CatalogStore::Item> items;
+    for (const BuildingEntry &e : entries) {
+        BuildingConfig b = e.config;
+        b.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        if (!e.agentName.isEmpty()) {
+            b.agentId = ids.agentId(e.agentName);
+            // Validated against the agents there would be: only a caller's bug gets here.
+            if (b.agentId.isEmpty())
+                return Error::internal(c::Internal,
+                                       QStringLiteral("categories.buildings: agent '%1' was not "
+                                                      "created")
+                                           .arg(e.agentName));
         }
-        if (Status e = m_store.catalog().putAll(items)) // one transaction
-            return e;
-        m_created = created;
-        return std::nullopt;
+        if (!e.areaRef.isEmpty())
+            b.areaId = ids.areaId(e.areaRef);
+        b.createdAt = now;
+        b.updatedAt = now;
+        items.append({b.id, b.toJson()});
     }
-
-    void undo() override {
-        if (Status e = m_store.catalog().removeAll(m_created))
-            qCCritical(lcBuildings).noquote()
-                << "undoing import: buildings could not be removed:" << e->message;
-        m_created.clear();
-    }
-
-private:
-    BuildingStore &m_store;
-    Clock m_clock;
-    QStringList m_created;
-};
+    return items;
+}
 
 } // namespace
 
@@ -125,13 +93,10 @@ Result<std::shared_ptr<PendingImport>> BuildingTransfer::validate(const QJsonObj
                                                                   QJsonArray &conflicts,
                                                                   QStringList &warnings) const {
     const QString listWhere = QStringLiteral("categories.") + QString(cat::Buildings);
-    const QJsonValue value = given.value(cat::Buildings);
-    auto pending = std::make_shared<PendingBuildings>(m_buildings, m_clock);
-    if (value.isNull())
-        return std::shared_ptr<PendingImport>(pending);
-    if (!value.isArray())
-        return wrongType(listWhere, QStringLiteral("an array"));
-    const QJsonArray list = value.toArray();
+    const auto listed = transfer::arrayOf(given, cat::Buildings);
+    if (!listed)
+        return listed.error();
+    const QJsonArray &list = *listed;
     if (m_buildings.count() + list.size() > BuildingStore::kMaxBuildings)
         return Error::conflict(wire::shaping::code::TooManyBuildings,
                                QStringLiteral("%1: at most %2 buildings may exist, %3 exist and "
@@ -140,6 +105,7 @@ Result<std::shared_ptr<PendingImport>> BuildingTransfer::validate(const QJsonObj
                                    .arg(BuildingStore::kMaxBuildings)
                                    .arg(m_buildings.count())
                                    .arg(list.size()));
+    QList<BuildingEntry> entries;
     QSet<QString> existing, names;
     const QList<BuildingConfig> all = m_buildings.buildings();
     for (const BuildingConfig &b : all)
@@ -149,19 +115,11 @@ Result<std::shared_ptr<PendingImport>> BuildingTransfer::validate(const QJsonObj
         if (!list.at(i).isObject())
             return wrongType(where, QStringLiteral("an object"));
         QJsonObject body = list.at(i).toObject();
-        if (body.contains(k::AgentId))
-            return Error::invalid(c::InvalidValue,
-                                  QStringLiteral("%1: name the agent (agentName); agent ids are "
-                                                 "this service's own")
-                                      .arg(where));
+        const auto agentName = transfer::takeAgentName(body, where);
+        if (!agentName)
+            return agentName.error();
         BuildingEntry entry;
-        const QJsonValue agent = body.take(sk::AgentName);
-        if (!agent.isUndefined() && !agent.isNull()) {
-            if (!agent.isString() || agent.toString().isEmpty())
-                return wrongType(where + QStringLiteral(".agentName"),
-                                 QStringLiteral("a non-empty string or null"));
-            entry.agentName = agent.toString();
-        }
+        entry.agentName = *agentName;
         const QJsonValue area = body.take(k::AreaId);
         if (!area.isUndefined() && !area.isNull() && !area.isString())
             return wrongType(where + QStringLiteral(".areaId"), QStringLiteral("a string or null"));
@@ -169,8 +127,8 @@ Result<std::shared_ptr<PendingImport>> BuildingTransfer::validate(const QJsonObj
 
         const QString folded = body.value(k::Name_).toString().trimmed().toCaseFolded();
         if (!folded.isEmpty() && existing.contains(folded)) {
-            conflicts.append(QJsonObject{{wire::org::key::Category, QString(cat::Buildings)},
-                                         {k::Name_, body.value(k::Name_).toString().trimmed()}});
+            conflicts.append(
+                transfer::conflict(cat::Buildings, body.value(k::Name_).toString().trimmed()));
             continue;
         }
         if (!entry.agentName.isEmpty()) {
@@ -212,9 +170,13 @@ Result<std::shared_ptr<PendingImport>> BuildingTransfer::validate(const QJsonObj
                                   QStringLiteral("%1: building name '%2' appears twice")
                                       .arg(where, entry.config.name));
         names.insert(name);
-        pending->entries.append(entry);
+        entries.append(entry);
     }
-    return std::shared_ptr<PendingImport>(pending);
+    return transfer::pendingRows(
+        {cat::Buildings, entries.size(), QStringLiteral("buildings"), lcBuildings},
+        m_buildings.catalog(), [entries, clock = m_clock](const ImportIds &ids) {
+            return rowsOf(entries, ids, clock.nowMs());
+        });
 }
 
 } // namespace flotilla

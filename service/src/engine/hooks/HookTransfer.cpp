@@ -2,6 +2,7 @@
 
 #include "hooks/HookStore.h"
 #include "hooks/HooksLogging.h"
+#include "organization/TransferSupport.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
 
@@ -15,16 +16,10 @@ namespace c = wire::code;
 namespace sk = wire::shaping::key;
 namespace cat = wire::org::category;
 
+using transfer::at;
+using transfer::wrongType;
+
 namespace {
-
-Error at(const QString &where, Error e) {
-    e.message = where + QStringLiteral(": ") + e.message;
-    return e;
-}
-
-Error wrongType(const QString &where, const QString &what) {
-    return Error::badRequest(c::WrongType, QStringLiteral("%1 must be %2").arg(where, what));
-}
 
 // One hook of the document, checked: the stored form without id and times, its filter's agent
 // and area still as the document names them.
@@ -34,61 +29,34 @@ struct HookEntry {
     QString areaRef;   // filter.areaId; empty: none
 };
 
-class PendingHooks final : public PendingImport {
-public:
-    PendingHooks(HookStore &store, Clock clock)
-        : m_store(store)
-        , m_clock(std::move(clock)) {}
-
-    QList<HookEntry> entries;
-
-    QJsonObject counts() const override { return QJsonObject{{cat::Hooks, entries.size()}}; }
-
-    Status apply(const ImportIds &ids) override {
-        QList<CatalogStore::Item> items;
-        QStringList created;
-        const qint64 now = m_clock.nowMs();
-        for (const HookEntry &e : std::as_const(entries)) {
-            QJsonObject hook = e.hook;
-            QJsonObject filter = hook.value(sk::Filter).toObject();
-            if (!e.agentName.isEmpty()) {
-                const QString agentId = ids.agentId(e.agentName);
-                // Validated against the agents there would be: only a caller's bug gets here.
-                if (agentId.isEmpty())
-                    return Error::internal(c::Internal,
-                                           QStringLiteral("categories.hooks: agent '%1' was not "
-                                                          "created")
-                                               .arg(e.agentName));
-                filter.insert(k::AgentId, agentId);
-            }
-            if (!e.areaRef.isEmpty())
-                filter.insert(k::AreaId, ids.areaId(e.areaRef));
-            hook.insert(sk::Filter, filter);
-            const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
-            hook.insert(k::Id, id);
-            hook.insert(k::CreatedAt, now);
-            hook.insert(k::UpdatedAt, now);
-            items.append({id, hook});
-            created.append(id);
+// The rows of the checked hooks once their filters' agents and areas exist: new ids, created now.
+Result<QList<CatalogStore::Item>> rowsOf(const QList<HookEntry> &entries, const ImportIds &ids,
+                                         qint64 now) {
+    QList<CatalogStore::Item> items;
+    for (const HookEntry &e : entries) {
+        QJsonObject hook = e.hook;
+        QJsonObject filter = hook.value(sk::Filter).toObject();
+        if (!e.agentName.isEmpty()) {
+            const QString agentId = ids.agentId(e.agentName);
+            // Validated against the agents there would be: only a caller's bug gets here.
+            if (agentId.isEmpty())
+                return Error::internal(c::Internal,
+                                       QStringLiteral("categories.hooks: agent '%1' was not "
+                                                      "created")
+                                           .arg(e.agentName));
+            filter.insert(k::AgentId, agentId);
         }
-        if (Status e = m_store.catalog().putAll(items)) // one transaction
-            return e;
-        m_created = created;
-        return std::nullopt;
+        if (!e.areaRef.isEmpty())
+            filter.insert(k::AreaId, ids.areaId(e.areaRef));
+        hook.insert(sk::Filter, filter);
+        const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        hook.insert(k::Id, id);
+        hook.insert(k::CreatedAt, now);
+        hook.insert(k::UpdatedAt, now);
+        items.append({id, hook});
     }
-
-    void undo() override {
-        if (Status e = m_store.catalog().removeAll(m_created))
-            qCCritical(lcHooks).noquote()
-                << "undoing import: hooks could not be removed:" << e->message;
-        m_created.clear();
-    }
-
-private:
-    HookStore &m_store;
-    Clock m_clock;
-    QStringList m_created;
-};
+    return items;
+}
 
 } // namespace
 
@@ -130,15 +98,13 @@ Result<std::shared_ptr<PendingImport>> HookTransfer::validate(const QJsonObject 
                                                               QJsonArray &conflicts,
                                                               QStringList &warnings) const {
     const QString listWhere = QStringLiteral("categories.") + QString(cat::Hooks);
-    const QJsonValue value = given.value(cat::Hooks);
-    auto pending = std::make_shared<PendingHooks>(m_hooks, m_clock);
-    if (value.isNull())
-        return std::shared_ptr<PendingImport>(pending);
-    if (!value.isArray())
-        return wrongType(listWhere, QStringLiteral("an array"));
-    const QJsonArray list = value.toArray();
+    const auto listed = transfer::arrayOf(given, cat::Hooks);
+    if (!listed)
+        return listed.error();
+    const QJsonArray &list = *listed;
     // Hooks may share a name through the routes; an import that adds one again is a conflict, so
     // that importing a document twice does not run every hook twice.
+    QList<HookEntry> entries;
     QSet<QString> existing, names;
     const QList<QJsonObject> all = m_hooks.catalog().items();
     for (const QJsonObject &hook : all)
@@ -151,25 +117,15 @@ Result<std::shared_ptr<PendingImport>> HookTransfer::validate(const QJsonObject 
         HookEntry entry;
         if (body.value(sk::Filter).isObject()) {
             QJsonObject filter = body.value(sk::Filter).toObject();
-            if (filter.contains(k::AgentId))
-                return Error::invalid(c::InvalidValue,
-                                      QStringLiteral("%1: name the filter's agent "
-                                                     "(filter.agentName); agent ids are this "
-                                                     "service's own")
-                                          .arg(where));
-            const QJsonValue agent = filter.take(sk::AgentName);
-            if (!agent.isUndefined() && !agent.isNull()) {
-                if (!agent.isString() || agent.toString().isEmpty())
-                    return wrongType(where + QStringLiteral(".filter.agentName"),
-                                     QStringLiteral("a non-empty string or null"));
-                entry.agentName = agent.toString();
-            }
+            const auto agentName = transfer::takeAgentName(filter, where, sk::Filter);
+            if (!agentName)
+                return agentName.error();
+            entry.agentName = *agentName;
             body.insert(sk::Filter, filter);
         }
         const QString name = body.value(k::Name_).toString();
         if (!name.isEmpty() && existing.contains(name.toCaseFolded())) {
-            conflicts.append(
-                QJsonObject{{wire::org::key::Category, QString(cat::Hooks)}, {k::Name_, name}});
+            conflicts.append(transfer::conflict(cat::Hooks, name));
             continue;
         }
         // Everything POST /api/hooks checks: fields, event, command, cwd, timeout.
@@ -196,9 +152,13 @@ Result<std::shared_ptr<PendingImport>> HookTransfer::validate(const QJsonObject 
                 c::InvalidValue,
                 QStringLiteral("%1: hook name '%2' appears twice").arg(where, name));
         names.insert(folded);
-        pending->entries.append(entry);
+        entries.append(entry);
     }
-    return std::shared_ptr<PendingImport>(pending);
+    return transfer::pendingRows({cat::Hooks, entries.size(), QStringLiteral("hooks"), lcHooks},
+                                 m_hooks.catalog(),
+                                 [entries, clock = m_clock](const ImportIds &ids) {
+                                     return rowsOf(entries, ids, clock.nowMs());
+                                 });
 }
 
 } // namespace flotilla

@@ -7,6 +7,7 @@
 #include "domain/AgentRegistry.h"
 #include "domain/SystemPromptStore.h"
 #include "organization/SecretTransfer.h"
+#include "organization/TransferSupport.h"
 #include "permissions/RuleStore.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
@@ -24,17 +25,10 @@ namespace cat = wire::org::category;
 namespace wk = wire::worktree::key;
 namespace sk = wire::shaping::key;
 
+using transfer::at;
+using transfer::wrongType;
+
 namespace {
-
-// Prefixes a validation error with where in the document it is, so the client can find it.
-Error at(const QString &where, Error e) {
-    e.message = where + QStringLiteral(": ") + e.message;
-    return e;
-}
-
-Error wrongType(const QString &where, const QString &what) {
-    return Error::badRequest(c::WrongType, QStringLiteral("%1 must be %2").arg(where, what));
-}
 
 Status rejectUnknownKeys(const QJsonObject &o, const QStringList &allowed, const QString &where) {
     for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
@@ -272,8 +266,7 @@ Status ConfigTransfer::validateAreas(const QJsonValue &value, ImportPlan &plan) 
                 QStringLiteral("%1: area name '%2' appears twice").arg(where, draft->name));
         names.insert(folded);
         if (!m_areas.nameConflicts({*draft}).isEmpty())
-            plan.conflicts.append(
-                QJsonObject{{ok::Category, QString(cat::Areas)}, {k::Name_, draft->name}});
+            plan.conflicts.append(transfer::conflict(cat::Areas, draft->name));
         plan.areas.append(*draft);
         plan.areaRefs.append(ref);
     }
@@ -333,8 +326,7 @@ Status ConfigTransfer::validateAgents(const QJsonValue &value, const QStringList
                 QStringLiteral("%1: agent name '%2' appears twice").arg(where, entry.draft.name));
         names.insert(folded);
         if (existing.contains(folded))
-            plan.conflicts.append(
-                QJsonObject{{ok::Category, QString(cat::Agents)}, {k::Name_, entry.draft.name}});
+            plan.conflicts.append(transfer::conflict(cat::Agents, entry.draft.name));
         plan.agents.append(entry);
     }
     return std::nullopt;

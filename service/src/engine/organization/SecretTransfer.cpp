@@ -1,5 +1,6 @@
 #include "organization/SecretTransfer.h"
 
+#include "organization/TransferSupport.h"
 #include "protocol/ExecNames.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/WireNames.h"
@@ -13,18 +14,9 @@ namespace k = wire::key;
 namespace c = wire::code;
 namespace ok = wire::org::key;
 
-namespace {
-Error wrongType(const QString &where, const QString &what) {
-    return Error::badRequest(c::WrongType, QStringLiteral("%1 must be %2").arg(where, what));
-}
-
 // A refusal names the entry, never the value.
-Error at(const QString &where, const Error &e) {
-    Error out = e;
-    out.message = where + QStringLiteral(": ") + e.message;
-    return out;
-}
-} // namespace
+using transfer::at;
+using transfer::wrongType;
 
 Result<SecretImport> parseSecretImport(const QJsonValue &value, const SecretStore &store) {
     if (!value.isArray())
@@ -71,8 +63,7 @@ Result<SecretImport> parseSecretImport(const QJsonValue &value, const SecretStor
                                   QStringLiteral("%1: secret '%2' appears twice").arg(where, name));
         names.insert(name);
         if (store.contains(name))
-            out.conflicts.append(
-                QJsonObject{{ok::Category, QString(ok::Secrets)}, {k::Name_, name}});
+            out.conflicts.append(transfer::conflict(ok::Secrets, name));
         out.secrets.append({name, secret});
     }
     return out;

@@ -1,6 +1,7 @@
 #include "shaping/AssetStore.h"
 
 #include "domain/DisplayText.h"
+#include "organization/TransferSupport.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
 #include "shaping/ShapingLogging.h"
@@ -19,7 +20,8 @@ namespace c = wire::code;
 namespace sk = wire::shaping::key;
 namespace sc = wire::shaping::code;
 namespace fmt = wire::shaping::modelformat;
-namespace ok = wire::org::key;
+
+using transfer::at;
 
 namespace {
 
@@ -35,10 +37,6 @@ Error wrongType(const QString &field, const QString &what) {
 
 Error invalidModel(const QString &why) {
     return Error::invalid(sc::InvalidModel, why);
-}
-
-Error at(const QString &where, const Error &e) {
-    return Error{e.kind, e.code, where + QStringLiteral(": ") + e.message};
 }
 
 Error quotaExceeded(qint64 stored, qint64 adding) {
@@ -294,7 +292,7 @@ Result<ModelImport> AssetStore::validateImport(const QJsonValue &value) const {
     const QString category = QString(wire::org::category::Custom3dModels);
     const QString listWhere = QStringLiteral("categories.") + category;
     if (!value.isArray())
-        return Error::badRequest(c::WrongType, listWhere + QStringLiteral(" must be an array"));
+        return transfer::wrongType(listWhere, QStringLiteral("an array"));
     const QJsonArray list = value.toArray();
     ModelImport plan;
     QSet<QString> names;
@@ -302,7 +300,7 @@ Result<ModelImport> AssetStore::validateImport(const QJsonValue &value) const {
     for (qsizetype i = 0; i < list.size(); ++i) {
         const QString where = QStringLiteral("%1[%2]").arg(listWhere).arg(i);
         if (!list.at(i).isObject())
-            return Error::badRequest(c::WrongType, where + QStringLiteral(" must be an object"));
+            return transfer::wrongType(where, QStringLiteral("an object"));
         auto upload = parseUpload(list.at(i).toObject());
         if (!upload)
             return at(where, upload.error());
@@ -314,7 +312,7 @@ Result<ModelImport> AssetStore::validateImport(const QJsonValue &value) const {
                           QStringLiteral("3D model name '%1' appears twice").arg(upload->name)));
         names.insert(folded);
         if (nameTaken(upload->name))
-            plan.conflicts.append(QJsonObject{{ok::Category, category}, {k::Name_, upload->name}});
+            plan.conflicts.append(transfer::conflict(category, upload->name));
         adding += upload->bytes.size();
         plan.uploads.append(std::move(upload.value()));
     }

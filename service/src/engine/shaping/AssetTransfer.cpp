@@ -1,5 +1,6 @@
 #include "shaping/AssetTransfer.h"
 
+#include "organization/TransferSupport.h"
 #include "protocol/OrganizationNames.h"
 #include "shaping/AssetStore.h"
 #include "shaping/ShapingLogging.h"
@@ -7,41 +8,6 @@
 namespace flotilla {
 
 namespace cat = wire::org::category;
-
-namespace {
-
-class PendingModels final : public PendingImport {
-public:
-    PendingModels(AssetStore &store, ModelImport plan)
-        : m_store(store)
-        , m_plan(std::move(plan)) {}
-
-    QJsonObject counts() const override {
-        return QJsonObject{{cat::Custom3dModels, m_plan.uploads.size()}};
-    }
-
-    Status apply(const ImportIds &) override {
-        const auto created = m_store.applyImport(m_plan); // one transaction
-        if (!created)
-            return created.error();
-        m_created = *created;
-        return std::nullopt;
-    }
-
-    void undo() override {
-        if (Status e = m_store.undoImport(m_created))
-            qCCritical(lcShaping).noquote()
-                << "undoing import: 3D models could not be removed:" << e->message;
-        m_created.clear();
-    }
-
-private:
-    AssetStore &m_store;
-    ModelImport m_plan;
-    QStringList m_created;
-};
-
-} // namespace
 
 AssetTransfer::AssetTransfer(AssetStore &assets)
     : m_assets(assets) {
@@ -75,8 +41,13 @@ Result<std::shared_ptr<PendingImport>> AssetTransfer::validate(const QJsonObject
         return plan.error();
     for (const QJsonValue &conflict : std::as_const(plan->conflicts))
         conflicts.append(conflict);
-    return std::shared_ptr<PendingImport>(
-        std::make_shared<PendingModels>(m_assets, std::move(plan.value())));
+    const qsizetype count = plan->uploads.size();
+    return transfer::pendingImport(
+        {cat::Custom3dModels, count, QStringLiteral("3D models"), lcShaping},
+        [&assets = m_assets, models = std::move(plan.value())](const ImportIds &) {
+            return assets.applyImport(models); // one transaction
+        },
+        [&assets = m_assets](const QStringList &ids) { return assets.undoImport(ids); });
 }
 
 } // namespace flotilla

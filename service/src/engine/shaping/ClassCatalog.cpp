@@ -61,8 +61,9 @@ QJsonObject AgentClass::toJson() const {
         {sk::AllowedTools, shaping::toolsJson(allowedTools)},
         {sk::DisallowedTools, shaping::toolsJson(disallowedTools)},
         {sk::HasIcon, !icon.isEmpty()},
-        {sk::IconUrl, icon.isEmpty() ? QJsonValue()
-                                     : QJsonValue(QStringLiteral("/api/classes/%1/icon").arg(slug))},
+        {sk::IconUrl, icon.isEmpty()
+                          ? QJsonValue()
+                          : QJsonValue(QStringLiteral("/api/classes/%1/icon").arg(slug))},
         {k::CreatedAt, createdAt},
         {sk::UpdatedAt, updatedAt},
     };
@@ -175,8 +176,8 @@ Status ClassCatalog::parseIcon(const QJsonValue &value, AgentClass &into) {
         return std::nullopt;
     }
     if (!value.isObject())
-        return Error::badRequest(c::WrongType,
-                                 QStringLiteral("field 'icon' must be {mediaType, dataBase64} or null"));
+        return Error::badRequest(
+            c::WrongType, QStringLiteral("field 'icon' must be {mediaType, dataBase64} or null"));
     const QJsonObject icon = value.toObject();
     if (Status e = shaping::rejectUnknown(icon, {sk::MediaType, sk::DataBase64}))
         return e;
@@ -203,9 +204,9 @@ Status ClassCatalog::parseIcon(const QJsonValue &value, AgentClass &into) {
 // The defaults are checked the way an agent's create body is, so that a class can never make
 // an agent's creation fail on a value it holds.
 Status ClassCatalog::validateDefaults(const QJsonObject &defaults) const {
-    if (Status e = shaping::rejectUnknown(
-            defaults, {k::Provider, k::Model, k::PermissionMode, sk::IdleTimeoutSeconds,
-                       wire::worktree::key::Worktree}))
+    if (Status e = shaping::rejectUnknown(defaults,
+                                          {k::Provider, k::Model, k::PermissionMode,
+                                           sk::IdleTimeoutSeconds, wire::worktree::key::Worktree}))
         return e;
     QJsonObject probe = defaults;
     probe.insert(k::Name_, QStringLiteral("class-defaults"));
@@ -249,9 +250,10 @@ Status ClassCatalog::applyFields(const QJsonObject &body, AgentClass &cls) const
         return skills.error();
     if (*skills) {
         if (const QStringList missing = m_skills.unknown(**skills); !missing.isEmpty())
-            return Error::invalid(wire::shaping::code::UnknownSkill,
-                                  QStringLiteral("no skill '%1'; create it first (POST /api/skills)")
-                                      .arg(missing.join(QStringLiteral("', '"))));
+            return Error::invalid(
+                wire::shaping::code::UnknownSkill,
+                QStringLiteral("no skill '%1'; create it first (POST /api/skills)")
+                    .arg(missing.join(QStringLiteral("', '"))));
         cls.skills = **skills;
     }
     for (const auto &[key, field] : {std::pair{sk::AllowedTools, &cls.allowedTools},
@@ -270,20 +272,15 @@ Status ClassCatalog::applyFields(const QJsonObject &body, AgentClass &cls) const
 }
 
 Result<AgentClass> ClassCatalog::parseNew(const QJsonObject &body) const {
-    if (Status e = shaping::rejectUnknown(
-            body, {sk::Slug, k::Name_, sk::Description, sk::Instructions, sk::Defaults, sk::Skills,
-                   sk::AllowedTools, sk::DisallowedTools, sk::Icon}))
+    if (Status e = shaping::rejectUnknown(body, {sk::Slug, k::Name_, sk::Description,
+                                                 sk::Instructions, sk::Defaults, sk::Skills,
+                                                 sk::AllowedTools, sk::DisallowedTools, sk::Icon}))
         return *e;
-    if (!body.contains(sk::Slug))
-        return Error::badRequest(c::MissingField, QStringLiteral("field 'slug' is required"));
-    if (!body.value(sk::Slug).isString())
-        return Error::badRequest(c::WrongType, QStringLiteral("field 'slug' must be a string"));
+    const auto slug = shaping::slug(body);
+    if (!slug)
+        return slug.error();
     AgentClass cls;
-    cls.slug = body.value(sk::Slug).toString();
-    if (!isSlug(cls.slug))
-        return Error::invalid(c::InvalidValue,
-                              QStringLiteral("field 'slug' must match [a-z][a-z0-9-]{0,39}, got '%1'")
-                                  .arg(cls.slug.left(60)));
+    cls.slug = *slug;
     if (isBuiltin(cls.slug) || m_store.find(cls.slug))
         return Error::conflict(c::Conflict,
                                QStringLiteral("a class '%1' already exists").arg(cls.slug));
@@ -297,12 +294,9 @@ Result<AgentClass> ClassCatalog::create(const QJsonObject &body) {
     auto parsed = parseNew(body);
     if (!parsed)
         return parsed.error();
-    if (m_store.count() >= kMaxClasses)
-        return Error::invalid(c::InvalidValue,
-                              QStringLiteral("at most %1 classes may exist").arg(kMaxClasses));
     AgentClass cls = *parsed;
     cls.createdAt = cls.updatedAt = m_clock.nowMs();
-    if (Status e = m_store.put(cls.slug, cls.toStored()))
+    if (Status e = m_store.add(cls.slug, cls.toStored(), kMaxClasses, QStringLiteral("classes")))
         return *e;
     qCInfo(lcShaping).noquote() << "created class" << cls.slug;
     return cls;
@@ -312,9 +306,9 @@ Result<AgentClass> ClassCatalog::update(const QString &slug, const QJsonObject &
     auto existing = find(slug);
     if (!existing)
         return unknownClass(slug);
-    if (Status e = shaping::rejectUnknown(
-            body, {k::Name_, sk::Description, sk::Instructions, sk::Defaults, sk::Skills,
-                   sk::AllowedTools, sk::DisallowedTools, sk::Icon}))
+    if (Status e = shaping::rejectUnknown(body, {k::Name_, sk::Description, sk::Instructions,
+                                                 sk::Defaults, sk::Skills, sk::AllowedTools,
+                                                 sk::DisallowedTools, sk::Icon}))
         return *e;
     AgentClass cls = *existing;
     if (Status e = applyFields(body, cls))

@@ -3,6 +3,7 @@
 #include "domain/AgentRegistry.h"
 #include "domain/AgentValidation.h"
 #include "domain/DisplayText.h"
+#include "organization/TransferSupport.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
 #include "shaping/ShapingLogging.h"
@@ -15,7 +16,8 @@ namespace flotilla {
 namespace k = wire::key;
 namespace c = wire::code;
 namespace sk = wire::shaping::key;
-namespace ok = wire::org::key;
+
+using transfer::at;
 
 namespace {
 
@@ -39,11 +41,6 @@ Status rejectUnknown(const QJsonObject &o, const QStringList &allowed, const QSt
                                       .arg(prefix, it.key(), allowed.join(QStringLiteral(", "))));
     }
     return std::nullopt;
-}
-
-// An error of one entry of an imported document, naming where it is.
-Error at(const QString &where, const Error &e) {
-    return Error{e.kind, e.code, where + QStringLiteral(": ") + e.message};
 }
 
 PromptDraft draftOf(const QJsonObject &item) {
@@ -244,12 +241,10 @@ Result<QJsonObject> PromptStore::create(const QJsonObject &body) {
         return Error::conflict(c::Conflict,
                                QStringLiteral("a saved prompt named '%1' exists already (%2)")
                                    .arg(draft->name, scopeText(*draft)));
-    if (m_store.count() >= kMaxPrompts)
-        return invalid(QStringLiteral("at most %1 saved prompts may exist").arg(kMaxPrompts));
     const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     const qint64 now = m_clock.nowMs();
     const QJsonObject item = toJson(id, *draft, now, now);
-    if (Status e = m_store.put(id, item))
+    if (Status e = m_store.add(id, item, kMaxPrompts, QStringLiteral("saved prompts")))
         return *e;
     return item;
 }
@@ -322,14 +317,14 @@ PromptStore::validateImport(const QJsonValue &value,
     const QString category = QString(wire::org::category::AgentPrompts);
     const QString listWhere = QStringLiteral("categories.") + category;
     if (!value.isArray())
-        return Error::badRequest(c::WrongType, listWhere + QStringLiteral(" must be an array"));
+        return transfer::wrongType(listWhere, QStringLiteral("an array"));
     const QJsonArray list = value.toArray();
     PromptImport plan;
     QSet<QString> seen; // folded name + scope of each entry so far
     for (qsizetype i = 0; i < list.size(); ++i) {
         const QString where = QStringLiteral("%1[%2]").arg(listWhere).arg(i);
         if (!list.at(i).isObject())
-            return Error::badRequest(c::WrongType, where + QStringLiteral(" must be an object"));
+            return transfer::wrongType(where, QStringLiteral("an object"));
         QJsonObject body = list.at(i).toObject();
         // Agents are named, not identified: ids are each service's own.
         QString agentName;
@@ -376,7 +371,7 @@ PromptStore::validateImport(const QJsonValue &value,
         seen.insert(key);
         if ((agentName.isEmpty() || !d.agentId.isEmpty()) &&
             !sameNameAndScope(d, QString()).isEmpty())
-            plan.conflicts.append(QJsonObject{{ok::Category, category}, {k::Name_, d.name}});
+            plan.conflicts.append(transfer::conflict(category, d.name));
         d.agentId.clear(); // resolved again when applied: the agent may be one of the document
         plan.drafts.append(d);
     }

@@ -1,5 +1,6 @@
 #include "shaping/PromptTransfer.h"
 
+#include "organization/TransferSupport.h"
 #include "protocol/OrganizationNames.h"
 #include "shaping/PromptStore.h"
 #include "shaping/ShapingLogging.h"
@@ -7,41 +8,6 @@
 namespace flotilla {
 
 namespace cat = wire::org::category;
-
-namespace {
-
-class PendingPrompts final : public PendingImport {
-public:
-    PendingPrompts(PromptStore &store, PromptImport plan)
-        : m_store(store)
-        , m_plan(std::move(plan)) {}
-
-    QJsonObject counts() const override {
-        return QJsonObject{{cat::AgentPrompts, m_plan.drafts.size()}};
-    }
-
-    Status apply(const ImportIds &ids) override {
-        const auto created = m_store.applyImport(m_plan, ids.agentId); // one transaction
-        if (!created)
-            return created.error();
-        m_created = *created;
-        return std::nullopt;
-    }
-
-    void undo() override {
-        if (Status e = m_store.undoImport(m_created))
-            qCCritical(lcShaping).noquote()
-                << "undoing import: saved prompts could not be removed:" << e->message;
-        m_created.clear();
-    }
-
-private:
-    PromptStore &m_store;
-    PromptImport m_plan;
-    QStringList m_created;
-};
-
-} // namespace
 
 PromptTransfer::PromptTransfer(PromptStore &prompts)
     : m_prompts(prompts) {
@@ -70,8 +36,13 @@ Result<std::shared_ptr<PendingImport>> PromptTransfer::validate(const QJsonObjec
     for (const QJsonValue &conflict : std::as_const(plan->conflicts))
         conflicts.append(conflict);
     warnings.append(plan->warnings);
-    return std::shared_ptr<PendingImport>(
-        std::make_shared<PendingPrompts>(m_prompts, std::move(plan.value())));
+    const qsizetype count = plan->drafts.size();
+    return transfer::pendingImport(
+        {cat::AgentPrompts, count, QStringLiteral("saved prompts"), lcShaping},
+        [&prompts = m_prompts, drafts = std::move(plan.value())](const ImportIds &ids) {
+            return prompts.applyImport(drafts, ids.agentId); // one transaction
+        },
+        [&prompts = m_prompts](const QStringList &ids) { return prompts.undoImport(ids); });
 }
 
 } // namespace flotilla

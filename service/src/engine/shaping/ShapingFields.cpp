@@ -1,5 +1,7 @@
 #include "shaping/ShapingFields.h"
 
+#include "domain/AgentValidation.h"
+#include "protocol/ShapingNames.h"
 #include "protocol/WireNames.h"
 
 #include <QJsonArray>
@@ -16,6 +18,20 @@ Status rejectUnknown(const QJsonObject &body, const QStringList &allowed) {
                                       .arg(it.key().left(60), allowed.join(QStringLiteral(", "))));
     }
     return std::nullopt;
+}
+
+Result<QString> slug(const QJsonObject &body) {
+    if (!body.contains(wire::shaping::key::Slug))
+        return Error::badRequest(c::MissingField, QStringLiteral("field 'slug' is required"));
+    if (!body.value(wire::shaping::key::Slug).isString())
+        return Error::badRequest(c::WrongType, QStringLiteral("field 'slug' must be a string"));
+    const QString value = body.value(wire::shaping::key::Slug).toString();
+    if (!isSlug(value))
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field 'slug' must match [a-z][a-z0-9-]{0,39}, got '%1'")
+                .arg(value.left(60)));
+    return value;
 }
 
 Result<std::optional<QString>> text(const QJsonObject &body, QLatin1String key, int maxBytes,
@@ -50,13 +66,15 @@ Result<std::optional<std::optional<QStringList>>> toolList(const QJsonObject &bo
         return Out(std::optional<QStringList>());
     if (!v.isArray())
         return Error::badRequest(
-            c::WrongType, QStringLiteral("field '%1' must be an array of tool names or null").arg(key));
+            c::WrongType,
+            QStringLiteral("field '%1' must be an array of tool names or null").arg(key));
     const QJsonArray items = v.toArray();
     constexpr int kMaxTools = 100;
     constexpr int kMaxTool = 200;
     if (items.size() > kMaxTools)
-        return Error::invalid(c::InvalidValue,
-                              QStringLiteral("field '%1' has more than %2 tools").arg(key).arg(kMaxTools));
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field '%1' has more than %2 tools").arg(key).arg(kMaxTools));
     QStringList tools;
     for (const QJsonValue &item : items) {
         const QString tool = item.toString().trimmed();

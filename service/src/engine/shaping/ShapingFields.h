@@ -14,6 +14,8 @@ namespace flotilla::shaping {
 
 // 422 unknown_field naming the first key of `body` not in `allowed`.
 Status rejectUnknown(const QJsonObject &body, const QStringList &allowed);
+// The `slug` of a POST body: required, a string, [a-z][a-z0-9-]{0,39} (isSlug).
+Result<QString> slug(const QJsonObject &body);
 // Absent -> nullopt. A string (null -> "" when `nullable`) of at most `maxBytes` UTF-8 bytes,
 // and non-empty after trimming when `required` is set.
 Result<std::optional<QString>> text(const QJsonObject &body, QLatin1String key, int maxBytes,

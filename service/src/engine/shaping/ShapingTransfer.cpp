@@ -1,6 +1,7 @@
 #include "shaping/ShapingTransfer.h"
 
 #include "domain/AgentValidation.h"
+#include "organization/TransferSupport.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
 #include "shaping/ClassCatalog.h"
@@ -15,26 +16,11 @@ namespace c = wire::code;
 namespace sk = wire::shaping::key;
 namespace cat = wire::org::category;
 
+using transfer::arrayOf;
+using transfer::at;
+using transfer::conflict;
+
 namespace {
-
-Error at(const QString &where, Error e) {
-    e.message = where + QStringLiteral(": ") + e.message;
-    return e;
-}
-
-Result<QJsonArray> arrayOf(const QJsonObject &given, QLatin1String category) {
-    const QJsonValue v = given.value(category);
-    if (v.isUndefined() || v.isNull())
-        return QJsonArray();
-    if (!v.isArray())
-        return Error::badRequest(c::WrongType,
-                                 QStringLiteral("categories.%1 must be an array").arg(category));
-    return v.toArray();
-}
-
-QJsonObject conflict(QLatin1String category, const QString &name) {
-    return QJsonObject{{wire::org::key::Category, QString(category)}, {k::Name_, name}};
-}
 
 class PendingShaping final : public PendingImport {
 public:
@@ -43,7 +29,7 @@ public:
         , m_skills(skillCatalog) {}
 
     QList<Skill> skills;
-    QList<AgentClass> classes; // new ones and changed existing ones, complete
+    QList<AgentClass> classes;         // new ones and changed existing ones, complete
     QHash<QString, AgentClass> before; // existing classes this import changes, as they were
     int instructions = 0;
     int icons = 0;
@@ -143,9 +129,10 @@ QJsonValue ShapingTransfer::exportCategory(const QString &category, const Export
     return out;
 }
 
-Result<std::shared_ptr<PendingImport>>
-ShapingTransfer::validate(const QJsonObject &given, const ImportRefs &refs, QJsonArray &conflicts,
-                          QStringList &) const {
+Result<std::shared_ptr<PendingImport>> ShapingTransfer::validate(const QJsonObject &given,
+                                                                 const ImportRefs &refs,
+                                                                 QJsonArray &conflicts,
+                                                                 QStringList &) const {
     auto pending = std::make_shared<PendingShaping>(m_classes, m_skills);
     const auto skills = arrayOf(given, cat::Skills);
     if (!skills)

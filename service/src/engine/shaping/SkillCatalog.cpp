@@ -82,6 +82,13 @@ std::optional<Skill> SkillCatalog::find(const QString &slug) const {
     return item ? Skill::fromJson(*item) : std::nullopt;
 }
 
+QString SkillCatalog::stamp(const QString &slug) const {
+    const QJsonObject *item = m_store.find(slug);
+    if (!item || !item->value(sk::Enabled).toBool(true))
+        return {};
+    return slug + QLatin1Char('@') + QString::number(item->value(sk::UpdatedAt).toInteger());
+}
+
 QStringList SkillCatalog::unknown(const QStringList &slugs) const {
     QStringList out;
     for (const QString &slug : slugs) {
@@ -138,14 +145,11 @@ Result<Skill> SkillCatalog::parseNew(const QJsonObject &body) const {
             return Error::badRequest(c::MissingField,
                                      QStringLiteral("field '%1' is required").arg(required));
     }
-    if (!body.value(sk::Slug).isString())
-        return Error::badRequest(c::WrongType, QStringLiteral("field 'slug' must be a string"));
+    const auto slug = shaping::slug(body);
+    if (!slug)
+        return slug.error();
     Skill skill;
-    skill.slug = body.value(sk::Slug).toString();
-    if (!isSlug(skill.slug))
-        return Error::invalid(c::InvalidValue,
-                              QStringLiteral("field 'slug' must match [a-z][a-z0-9-]{0,39}, got '%1'")
-                                  .arg(skill.slug.left(60)));
+    skill.slug = *slug;
     skill.name = skill.slug;
     if (Status e = applyFields(body, skill))
         return *e;
@@ -159,12 +163,9 @@ Result<Skill> SkillCatalog::create(const QJsonObject &body) {
     auto parsed = parseNew(body);
     if (!parsed)
         return parsed.error();
-    if (m_store.count() >= kMaxSkills)
-        return Error::invalid(c::InvalidValue,
-                              QStringLiteral("at most %1 skills may exist").arg(kMaxSkills));
     Skill skill = *parsed;
     skill.createdAt = skill.updatedAt = m_clock.nowMs();
-    if (Status e = m_store.put(skill.slug, skill.toJson()))
+    if (Status e = m_store.add(skill.slug, skill.toJson(), kMaxSkills, QStringLiteral("skills")))
         return *e;
     qCInfo(lcShaping).noquote() << "created skill" << skill.slug;
     return skill;
@@ -180,7 +181,8 @@ Result<Skill> SkillCatalog::update(const QString &slug, const QJsonObject &body)
     Skill skill = *existing;
     if (Status e = applyFields(body, skill))
         return *e;
-    skill.updatedAt = m_clock.nowMs();
+    // Strictly later than the last change, even within one millisecond: stamp() relies on it.
+    skill.updatedAt = std::max(m_clock.nowMs(), existing->updatedAt + 1);
     if (Status e = m_store.put(skill.slug, skill.toJson()))
         return *e;
     qCInfo(lcShaping).noquote() << "updated skill" << skill.slug;

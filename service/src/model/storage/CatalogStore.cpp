@@ -1,6 +1,7 @@
 #include "storage/CatalogStore.h"
 
 #include "base/Logging.h"
+#include "protocol/WireNames.h"
 #include "storage/Database.h"
 #include "storage/Transaction.h"
 
@@ -64,6 +65,15 @@ void CatalogStore::remember(const QString &key, const QJsonObject &item, qint64 
     m_seq.insert(key, seq);
 }
 
+void CatalogStore::forget(const QString &key) {
+    if (!m_items.contains(key))
+        return;
+    const QJsonObject item = m_items.take(key);
+    m_seq.remove(key);
+    m_order.removeOne(key);
+    Q_EMIT removed(key, item);
+}
+
 Status CatalogStore::put(const QString &key, const QJsonObject &item) {
     const bool created = !m_items.contains(key);
     const qint64 seq = created ? m_nextSeq : m_seq.value(key);
@@ -76,18 +86,22 @@ Status CatalogStore::put(const QString &key, const QJsonObject &item) {
     return {};
 }
 
+Status CatalogStore::add(const QString &key, const QJsonObject &item, int limit,
+                         const QString &plural) {
+    if (count() >= limit)
+        return Error::invalid(
+            wire::code::InvalidValue,
+            QStringLiteral("at most %1 %2 may exist").arg(QString::number(limit), plural));
+    return put(key, item);
+}
+
 Status CatalogStore::remove(const QString &key) {
-    const auto it = m_items.constFind(key);
-    if (it == m_items.constEnd())
+    if (!m_items.contains(key))
         return {};
     if (Status e = m_db.exec(QStringLiteral("DELETE FROM catalog WHERE kind = ? AND key = ?"),
                              {m_kind, key}))
         return e;
-    const QJsonObject item = *it;
-    m_items.remove(key);
-    m_seq.remove(key);
-    m_order.removeOne(key);
-    Q_EMIT removed(key, item);
+    forget(key);
     return {};
 }
 
@@ -128,23 +142,16 @@ Status CatalogStore::removeAll(const QStringList &keys) {
         if (!tx.isOpen())
             return Transaction::beginError();
         for (const QString &key : keys) {
-            if (Status e = m_db.exec(
-                    QStringLiteral("DELETE FROM catalog WHERE kind = ? AND key = ?"), {m_kind, key}))
+            if (Status e =
+                    m_db.exec(QStringLiteral("DELETE FROM catalog WHERE kind = ? AND key = ?"),
+                              {m_kind, key}))
                 return e;
         }
         if (!tx.commit())
             return m_db.commitError(QStringLiteral("cannot remove the %1 items").arg(m_kind));
     }
-    for (const QString &key : keys) {
-        const auto it = m_items.constFind(key);
-        if (it == m_items.constEnd())
-            continue;
-        const QJsonObject item = *it;
-        m_items.remove(key);
-        m_seq.remove(key);
-        m_order.removeOne(key);
-        Q_EMIT removed(key, item);
-    }
+    for (const QString &key : keys)
+        forget(key);
     return {};
 }
 

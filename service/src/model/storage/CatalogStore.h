@@ -43,6 +43,9 @@ public:
 
     // Inserts (at the end) or replaces (in its place) the item under `key`.
     Status put(const QString &key, const QJsonObject &item);
+    // put() of a new item, refused (Invalid, invalid_value: "at most <limit> <plural> may exist")
+    // when `limit` items are kept already: a kind's cap on what a user may define.
+    Status add(const QString &key, const QJsonObject &item, int limit, const QString &plural);
     Status remove(const QString &key);
     // Several items in one transaction, all or nothing (config import), announced afterwards.
     Status putAll(const QList<Item> &items);
@@ -56,6 +59,8 @@ Q_SIGNALS:
 private:
     Status writeRow(const QString &key, const QJsonObject &item, qint64 seq);
     void remember(const QString &key, const QJsonObject &item, qint64 seq);
+    // After its row is deleted: drops the item and announces it (nothing when there is none).
+    void forget(const QString &key);
 
     Database &m_db;
     QString m_kind;
