@@ -55,8 +55,13 @@ private Q_SLOTS:
             auto s = std::make_unique<QTcpSocket>();
             s->connectToHost(QHostAddress::LocalHost, svc.port());
             flood.push_back(std::move(s));
-            if ((i + 1) % kBatch == 0)
+            if ((i + 1) % kBatch == 0) {
                 QTRY_COMPARE_WITH_TIMEOUT(svc.app().http().openConnections(), i + 1, 10000);
+                // A head's age counts from its accept, which a loaded machine may do well after
+                // connectToHost: count from when the first batch is known to be accepted.
+                if (i + 1 == kBatch)
+                    floodAge.restart();
+            }
         }
         QVERIFY(std::all_of(flood.begin(), flood.end(), [](const auto &s) {
             return s->state() == QAbstractSocket::ConnectedState;
