@@ -269,6 +269,32 @@ private Q_SLOTS:
                     .isEmpty());
     }
 
+    // With a token required, the larger allowance is the service token's only: a client without
+    // it cannot make the service buffer more than the general limit.
+    void largerBodyNeedsTheToken() {
+        TestService svc(
+            [](ServerConfig &c) { c.authToken = QByteArrayLiteral("body-limit-token"); });
+        QVERIFY2(svc.start(), qPrintable(svc.lastError()));
+        const auto head = [&svc](const QByteArray &credential) {
+            QTcpSocket s;
+            if (!connectRaw(s, svc.port()))
+                return QByteArray("no connection");
+            s.write("POST " + kModels.toLatin1() +
+                    " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n" + credential +
+                    "Content-Type: application/json\r\n\r\n");
+            return readUntil(
+                s, [](const QByteArray &b) { return b.contains("\r\n\r\n") && b.endsWith('}'); },
+                1000);
+        };
+        const QByteArray anonymous = head(QByteArray());
+        QVERIFY2(rawStatus(anonymous) == 413, anonymous.constData());
+        const QByteArray wrong = head("X-Auth-Token: not-the-token\r\n");
+        QVERIFY2(rawStatus(wrong) == 413, wrong.constData());
+        // The token's request is waited for (its body), not refused from the head.
+        QVERIFY(head("X-Auth-Token: body-limit-token\r\n").isEmpty());
+        QVERIFY(head("Authorization: Bearer body-limit-token\r\n").isEmpty());
+    }
+
     void modelTransfer() {
         QCOMPARE(
             f.post(kModels, upload(QStringLiteral("cube"), QStringLiteral("obj"), kObj)).status,

@@ -244,6 +244,17 @@ bool ConnectionGuard::onHeadersComplete() {
     const qsizetype query = head.target.indexOf('?');
     m_bodyLimit =
         m_limits.bodyLimitFor(head.method, query < 0 ? head.target : head.target.first(query));
+    if (m_bodyLimit > m_limits.maxBodyBytes && m_limits.fullRights) {
+        QByteArrayView xAuthToken, authorization;
+        for (const HeaderView &h : head.headers) {
+            if (h.name.compare("x-auth-token", Qt::CaseInsensitive) == 0)
+                xAuthToken = h.value;
+            else if (h.name.compare("authorization", Qt::CaseInsensitive) == 0)
+                authorization = h.value;
+        }
+        if (!m_limits.fullRights(xAuthToken, authorization))
+            m_bodyLimit = m_limits.maxBodyBytes; // the larger allowance is the token's only
+    }
     if (auto refusal = frameBody(head, m_bodyLimit)) {
         refuse(*refusal);
         return false;

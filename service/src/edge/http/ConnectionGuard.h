@@ -59,6 +59,10 @@ struct HttpLimits {
     // closed to make room for a new one.
     int evictUnfinishedAfterMs = 2000;
     QList<BodyAllowance> largerBodies; // the few routes allowed more than maxBodyBytes
+    // Whether a head's credential (its X-Auth-Token and Authorization values) has the service's
+    // full rights. A larger allowance applies only then: a client without the token cannot make
+    // the service buffer more than maxBodyBytes. Unset: no credential is required (no token).
+    std::function<bool(QByteArrayView xAuthToken, QByteArrayView authorization)> fullRights;
 
     // The body limit of one request: its route's allowance when that is larger, else
     // maxBodyBytes. `path` is the target without its query.

@@ -219,6 +219,14 @@ void HttpServer::allowLargerBody(Method method, const QString &path, qint64 maxB
     const QLatin1String name = methodName(method);
     m_config.limits.largerBodies.append(
         BodyAllowance{QByteArray(name.data(), name.size()), path.toUtf8(), maxBytes});
+    if (m_auth.required() && !m_config.limits.fullRights) {
+        m_config.limits.fullRights = [auth = m_auth](QByteArrayView xAuthToken,
+                                                     QByteArrayView authorization) {
+            return auth.identify(Authenticator::fromHeaders(xAuthToken.toByteArray(),
+                                                            authorization.toByteArray()))
+                       .kind == Caller::Kind::Service;
+        };
+    }
 }
 
 void HttpServer::dispatchInProcess(ApiRequest request, const ReplyCallback &done) {
