@@ -5,7 +5,9 @@
 #
 # Left out: the packaging_debs test (label "packaging"). It packages the tree it runs in, and a
 # sanitizer build is not what we ship (lintian and the hardening checks judge release binaries);
-# ./scripts/test.sh runs it on the normal build.
+# ./scripts/test.sh runs it on the normal build. Also the layering tests (label "layering"): they
+# check which headers each floor's build can see, nothing that runs, and ./scripts/test.sh runs
+# them (about a minute of compiling probes saved here).
 #
 # Every instrumented process (test suites, the flotillad binaries they start, fuzzers) logs its
 # sanitizer reports to build-asan/sanitizer-logs/; any report there fails this script even when a
@@ -42,7 +44,7 @@ export LSAN_OPTIONS="suppressions=$supp:print_suppressions=0"
 export FLOTILLA_SANITIZE_RUN=1
 
 set +e
-(cd "$build_dir" && ctest --output-on-failure --timeout 900 -j "${FLOTILLA_TEST_JOBS:-2}" -LE packaging "$@")
+(cd "$build_dir" && ctest --output-on-failure --timeout 900 -j "${FLOTILLA_TEST_JOBS:-2}" -LE "packaging|layering" "$@")
 rc=$?
 set -e
 echo "test-sanitizers: build $(( built - start )) s, tests $(( $(date +%s) - built )) s"
