@@ -100,7 +100,7 @@ SkillMaterializer::Written SkillMaterializer::write(const QString &agentId,
 }
 
 QString SkillMaterializer::writeInstructions(const QString &agentId, const QString &text) {
-    const QString path = m_root + QLatin1Char('/') + agentId + QStringLiteral(".instructions.md");
+    QString path = m_root + QLatin1Char('/') + agentId + QStringLiteral(".instructions.md");
     const QByteArray bytes = text.toUtf8();
     if (bytes.size() <= kArgMaxBytes) {
         QFile::remove(path);
