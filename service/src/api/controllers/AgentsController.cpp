@@ -59,7 +59,8 @@ Reply AgentsController::get(const ApiRequest &r) const {
 }
 
 // POST /api/agents {name, cwd, class?, provider?, model?, permissionMode?, idleTimeoutSeconds?,
-// budget?, worktree?, customInstructions?, skills?}; the class's defaults fill what is absent -> 201 agent (Location: /api/agents/<id>) | 400 | 409 | 422 | 500/503 (git)
+// budget?, worktree?, customInstructions?, skills?}; the class's defaults fill what is absent ->
+// 201 agent (Location: /api/agents/<id>) | 400 | 409 | 422 | 500/503 (git)
 Reply AgentsController::create(const ApiRequest &r) {
     API_TRY(body, r.jsonObject());
     API_TRY(draft, m_agents.parseDraft(body));
@@ -71,7 +72,8 @@ Reply AgentsController::create(const ApiRequest &r) {
 }
 
 // PATCH /api/agents/:id {taskLabel?, trackingStatus?, trackingStatusDetail?,
-// idleTimeoutSeconds?, budget?, customInstructions?, skills?} -> 200 agent | 400 | 403 (an agent's token: limits) | 404 | 422
+// idleTimeoutSeconds?, budget?, customInstructions?, skills?} -> 200 agent | 400 | 403 (an agent's
+// token: limits) | 404 | 422
 Reply AgentsController::patch(const ApiRequest &r) {
     const QString id = r.param(QStringLiteral("id"));
     if (!m_agents.find(id))

@@ -33,9 +33,10 @@ Error unknownArea(const QString &id) {
 
 } // namespace
 
-OrganizationController::OrganizationController(AgentRegistry &agents, EventHub &hub, AreaStore &areas,
-                                               SystemPromptStore &prompt, SecretStore &secrets,
-                                               RuleStore &permissionRules, const Clock &clock)
+OrganizationController::OrganizationController(AgentRegistry &agents, EventHub &hub,
+                                               AreaStore &areas, SystemPromptStore &prompt,
+                                               SecretStore &secrets, RuleStore &permissionRules,
+                                               const Clock &clock)
     : m_agents(agents)
     , m_hub(hub)
     , m_clock(clock)
@@ -245,8 +246,8 @@ Reply OrganizationController::activity(const ApiRequest &r) const {
 // 400 | 422
 Reply OrganizationController::exportConfig(const ApiRequest &r) const {
     API_TRY(secrets, r.boolQuery(op::IncludeSecrets, false));
-    API_TRY(categories, m_transfer.parseCategories(r.queryValue(op::Categories),
-                                                        r.hasQuery(op::Categories)));
+    API_TRY(categories,
+            m_transfer.parseCategories(r.queryValue(op::Categories), r.hasQuery(op::Categories)));
     Reply reply = Reply::json(m_transfer.exportDocument(categories, secrets));
     const QByteArray day = QDateTime::fromMSecsSinceEpoch(m_clock.nowMs(), Qt::UTC)
                                .toString(QStringLiteral("yyyy-MM-dd"))

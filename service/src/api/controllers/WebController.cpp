@@ -9,9 +9,9 @@ namespace {
 
 // Paths the page routes itself (history API), answered with the page.
 QStringList pageRoutes() {
-    return {QStringLiteral("/"),      QStringLiteral("/agents/:id"),
-            QStringLiteral("/inbox"), QStringLiteral("/notifications"),
-            QStringLiteral("/tasks"), QStringLiteral("/signin"),
+    return {QStringLiteral("/"),        QStringLiteral("/agents/:id"),
+            QStringLiteral("/inbox"),   QStringLiteral("/notifications"),
+            QStringLiteral("/tasks"),   QStringLiteral("/signin"),
             QStringLiteral("/library"), QStringLiteral("/library/:section")};
 }
 

@@ -2,11 +2,11 @@
 
 #include "agents/AgentProcess.h"
 #include "agents/AgentSession.h"
+#include "agents/AgentShaper.h"
 #include "agents/Provider.h"
 #include "agents/RuntimeUpdate.h"
 #include "base/Logging.h"
 #include "domain/AgentRegistry.h"
-#include "agents/AgentShaper.h"
 #include "domain/ToolHistory.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"

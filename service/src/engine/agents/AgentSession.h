@@ -32,9 +32,9 @@ struct AgentRuntime::Session {
     QString modelInUse;
     QString pendingText;
     QTimer flushTimer;
-    QHash<QString, QString> toolNames; // tool_use id -> tool name, to label results
+    QHash<QString, QString> toolNames;  // tool_use id -> tool name, to label results
     QHash<QString, QString> toolSkills; // tool_use id -> the skill it invokes
-    QList<qint64> crashRestarts;       // times of automatic restarts after a crash
+    QList<qint64> crashRestarts;        // times of automatic restarts after a crash
     bool crashed = false;
     QByteArray token; // the running process's own credential (AgentTokens), revoked at its end
     // The running process's unanswered permission requests: the runtime's key -> the process's

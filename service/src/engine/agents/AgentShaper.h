@@ -30,8 +30,8 @@ struct AgentShape {
     // Whether a running process must be restarted to take `other` (instructions alone may be
     // changed in place by a CLI that can).
     bool sameLaunch(const AgentShape &other) const {
-        return skillsFingerprint == other.skillsFingerprint &&
-               allowedTools == other.allowedTools && disallowedTools == other.disallowedTools;
+        return skillsFingerprint == other.skillsFingerprint && allowedTools == other.allowedTools &&
+               disallowedTools == other.disallowedTools;
     }
 };
 

@@ -1,7 +1,7 @@
 #include "boss/BlockParser.h"
 
-#include "protocol/ShapingNames.h"
 #include "protocol/BossNames.h"
+#include "protocol/ShapingNames.h"
 #include "protocol/WorktreeNames.h"
 
 #include <QJsonArray>

@@ -1,8 +1,8 @@
 #include "organization/AreaStore.h"
 
+#include "domain/AgentValidation.h"
 #include "domain/DisplayText.h"
 #include "organization/OrgLogging.h"
-#include "domain/AgentValidation.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
 #include "storage/Database.h"
