@@ -2,8 +2,8 @@
 
 #include "domain/BudgetValidation.h"
 #include "domain/DisplayText.h"
-#include "protocol/ShapingNames.h"
 #include "protocol/PermissionNames.h"
+#include "protocol/ShapingNames.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
@@ -124,10 +124,10 @@ Status validateProviderModel(const QString &provider, const QString &model,
 }
 
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalog &providers) {
-    if (Status st = rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model,
-                                               k::PermissionMode, uk::IdleTimeoutSeconds,
-                                               uk::Budget, wk::Worktree, sk::CustomInstructions,
-                                               sk::Skills}))
+    if (Status st =
+            rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model,
+                                       k::PermissionMode, uk::IdleTimeoutSeconds, uk::Budget,
+                                       wk::Worktree, sk::CustomInstructions, sk::Skills}))
         return *st;
     AgentDraft d;
 
@@ -233,10 +233,9 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalo
 }
 
 Result<AgentPatch> parseAgentPatch(const QJsonObject &body) {
-    if (Status st =
-            rejectUnknownFields(body, {k::TaskLabel, k::TrackingStatus, k::TrackingStatusDetail,
-                                       uk::IdleTimeoutSeconds, uk::Budget,
-                                       sk::CustomInstructions, sk::Skills}))
+    if (Status st = rejectUnknownFields(body, {k::TaskLabel, k::TrackingStatus,
+                                               k::TrackingStatusDetail, uk::IdleTimeoutSeconds,
+                                               uk::Budget, sk::CustomInstructions, sk::Skills}))
         return *st;
     AgentPatch p;
     auto label = optionalString(body, k::TaskLabel, true);
@@ -316,9 +315,9 @@ Result<std::optional<QStringList>> parseSlugList(const QJsonObject &body, QLatin
                                  QStringLiteral("field '%1' must be an array of slugs").arg(key));
     const QJsonArray items = value.toArray();
     if (items.size() > limits::kSkillsMax)
-        return Error::invalid(c::InvalidValue, QStringLiteral("field '%1' has more than %2 items")
-                                                   .arg(key)
-                                                   .arg(limits::kSkillsMax));
+        return Error::invalid(
+            c::InvalidValue,
+            QStringLiteral("field '%1' has more than %2 items").arg(key).arg(limits::kSkillsMax));
     QStringList out;
     for (const QJsonValue &item : items) {
         if (!item.isString())
