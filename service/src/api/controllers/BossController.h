@@ -29,6 +29,8 @@ public:
     ~BossController();
 
     void registerRoutes(HttpServer &http);
+    // What the MCP server's boss tools act through (api/mcp/).
+    boss::BossService &service() { return *m_service; }
 
 private:
     Reply reportTask(const ApiRequest &request);

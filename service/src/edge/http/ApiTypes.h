@@ -40,6 +40,14 @@ public:
     // Came in on the agents' callback listener (HttpServer::listenForAgents): only Access::Agent
     // routes answer there.
     bool viaAgentListener = false;
+    // The agent whose own valid token came with the request, also in an open service (no
+    // service token), where agentScope stays empty because every caller has full rights. The MCP
+    // endpoint acts as this agent (its tools are the agent's own); nothing else reads it.
+    QString callerAgent;
+    // MCP's transport headers (Mcp-Session-Id, MCP-Protocol-Version), read on POST/DELETE /mcp
+    // only.
+    QByteArray mcpSessionId;
+    QByteArray mcpProtocolVersion;
 
     QString param(const QString &name) const { return params.value(name); }
     bool hasQuery(const QString &key) const { return query.hasQueryItem(key); }

@@ -28,6 +28,14 @@ Caller Authenticator::identify(const QByteArray &candidate) const {
     return {};
 }
 
+QString Authenticator::agentOf(const QByteArray &candidate) const {
+    if (m_agentTokens && AgentTokens::looksLikeAgentToken(candidate)) {
+        if (auto id = m_agentTokens->agentFor(candidate))
+            return *id;
+    }
+    return {};
+}
+
 QByteArray Authenticator::fromHeaders(const QByteArray &xAuthToken,
                                       const QByteArray &authorization) {
     if (!xAuthToken.isEmpty())

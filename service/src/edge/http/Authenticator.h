@@ -29,6 +29,9 @@ public:
     bool accepts(const QByteArray &candidate) const;
     // Who presents `candidate`: the service token, an agent's own token, or neither.
     Caller identify(const QByteArray &candidate) const;
+    // The agent a valid agent token belongs to, whether or not a service token is required
+    // (identify() calls every caller of an open service Service).
+    QString agentOf(const QByteArray &candidate) const;
     // Extracts a candidate from `X-Auth-Token` or `Authorization: Bearer`.
     static QByteArray fromHeaders(const QByteArray &xAuthToken, const QByteArray &authorization);
     // The subprotocol `auth-<token>`, for the WebSocket handshake echo.

@@ -1,6 +1,7 @@
 #include "http/HttpServer.h"
 
 #include "base/Logging.h"
+#include "protocol/McpNames.h"
 #include "protocol/WireNames.h"
 
 #include <QAbstractHttpServer>
@@ -102,6 +103,12 @@ protected:
         const Caller caller = m_owner->m_auth.identify(token);
         r.authenticated = caller.kind == Caller::Kind::Service;
         r.agentScope = caller.agentId;
+        if (r.path == wire::mcp::Path) {
+            r.callerAgent = caller.kind == Caller::Kind::Agent ? caller.agentId
+                                                               : m_owner->m_auth.agentOf(token);
+            r.mcpSessionId = request.value(QByteArrayLiteral("mcp-session-id"));
+            r.mcpProtocolVersion = request.value(QByteArrayLiteral("mcp-protocol-version"));
+        }
 
         // The guard refused foreign origins already: an Origin here is our own (no CORS needed)
         // or one listed with --allow-origin, which gets the grants a browser needs.

@@ -8,6 +8,7 @@
 #include "protocol/WireNames.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QUuid>
 
 namespace flotilla::boss {
@@ -227,8 +228,8 @@ void BossService::runWorkPlanBlock(const QString &bossId, const FencedBlock &blo
 
 // --- Delegated tasks ---------------------------------------------------------------------------
 
-Status BossService::delegate(const Agent &boss, const Agent &subordinate, const QString &command,
-                             const DelegationItem &item) {
+Result<Delegation> BossService::delegate(const Agent &boss, const Agent &subordinate,
+                                         const QString &command, const DelegationItem &item) {
     Delegation d;
     d.id = newId();
     d.bossId = boss.id;
@@ -244,7 +245,7 @@ Status BossService::delegate(const Agent &boss, const Agent &subordinate, const 
     d.planTaskId = item.planTaskId;
     if (Status e = m_delegations.add(d)) {
         errorLine(boss.id, QStringLiteral("Delegation error: not recorded: ") + e->message);
-        return e;
+        return *e;
     }
     m_open.insert(d.id, d);
     m_publish(bm::DelegationDecision, d.toJson(), true);
@@ -264,7 +265,7 @@ Status BossService::delegate(const Agent &boss, const Agent &subordinate, const 
                src::Interrupted);
         return sent.error();
     }
-    return std::nullopt;
+    return d;
 }
 
 void BossService::onStarted(const QString &agentId, const QString &ref) {
@@ -430,8 +431,9 @@ Result<WorkPlan> BossService::approvePlan(const QString &planId) {
         item.confidence = wire::boss::confidence::High;
         item.planId = planId;
         item.planTaskId = t.id;
-        if (Status e = delegate(boss, *member, command, item))
-            m_plans.failTask(planId, t.id, e->message); // no-op when finish() already failed it
+        if (const auto sent = delegate(boss, *member, command, item); !sent)
+            m_plans.failTask(planId, t.id,
+                             sent.error().message); // no-op when finish() already failed it
     }
     if (!unassigned.isEmpty()) {
         const QList<Agent> team = m_team.members(boss);
@@ -457,6 +459,68 @@ Result<WorkPlan> BossService::cancelPlan(const QString &planId) {
 
 Status BossService::deletePlan(const QString &planId) {
     return m_plans.remove(planId);
+}
+
+// --- the boss tools of the MCP server (api/mcp): the checks and records of the blocks ------------
+
+Result<Agent> BossService::spawnMember(const QString &bossId, const QJsonObject &spec) {
+    return m_team.spawnFor(bossId, spec);
+}
+
+Result<Delegation> BossService::delegateTask(const QString &bossId, const QJsonObject &item) {
+    // Parsed as a one-item delegation block: the same fields, limits and messages.
+    const auto items = parseDelegationBlock(QString::fromUtf8(QJsonDocument(item).toJson()));
+    if (!items)
+        return items.error();
+    const auto boss = m_team.boss(bossId);
+    if (!boss)
+        return boss.error();
+    const DelegationItem &one = items->constFirst();
+    const auto member = m_team.member(*boss, one.agentId, one.agentName);
+    if (!member)
+        return member.error();
+    if (Status e = checkPlanLink(bossId, one))
+        return *e;
+    return delegate(*boss, *member, QStringLiteral("(the delegate tool)"), one);
+}
+
+Result<WorkPlan> BossService::proposePlan(const QString &bossId, const QJsonObject &draft,
+                                          const QString &replacesId) {
+    const auto boss = m_team.boss(bossId);
+    if (!boss)
+        return boss.error();
+    const WorkPlan *old = replacesId.isEmpty() ? nullptr : m_plans.find(replacesId);
+    if (!replacesId.isEmpty() && (!old || old->bossId != bossId))
+        return Error::notFound(c::NotFound,
+                               QStringLiteral("this boss has no work plan '%1'").arg(replacesId));
+    if (old && old->status != wire::boss::plan::Proposed)
+        return Error::conflict(c::Conflict, QStringLiteral("work plan '%1' is %2: only a proposed "
+                                                           "plan can be replaced")
+                                                .arg(replacesId, old->status));
+    const auto parsed = parseWorkPlanBlock(QString::fromUtf8(QJsonDocument(draft).toJson()));
+    if (!parsed)
+        return parsed.error();
+    QList<PlanTask> tasks;
+    for (qsizetype i = 0; i < parsed->tasks.size(); ++i) {
+        const PlanTaskDraft &d = parsed->tasks.at(i);
+        PlanTask t;
+        t.description = d.description;
+        if (!d.agentId.isEmpty() || !d.agentName.isEmpty()) {
+            const auto member = m_team.member(*boss, d.agentId, d.agentName);
+            if (!member)
+                return Error::invalid(
+                    member.error().code,
+                    QStringLiteral("task %1: %2").arg(i + 1).arg(member.error().message));
+            t.agentId = member->id;
+            t.agentName = member->name;
+        }
+        tasks.append(t);
+    }
+    if (old) {
+        if (const auto cancelled = m_plans.cancel(replacesId); !cancelled)
+            return cancelled.error();
+    }
+    return m_plans.propose(bossId, parsed->title, parsed->description, tasks);
 }
 
 } // namespace flotilla::boss

@@ -61,6 +61,15 @@ public:
     Result<WorkPlan> cancelPlan(const QString &planId);
     Status deletePlan(const QString &planId);
 
+    // The boss tools of the MCP server (api/mcp/), with the checks and records of the blocks:
+    // spawn_agent (a ```spawn item, any create field), delegate (one ```delegation item) and
+    // work_plan (a ```work-plan block; `replacesId`, when given, names a proposed plan of this
+    // boss that the new one replaces: it is cancelled first).
+    Result<Agent> spawnMember(const QString &bossId, const QJsonObject &spec);
+    Result<Delegation> delegateTask(const QString &bossId, const QJsonObject &item);
+    Result<WorkPlan> proposePlan(const QString &bossId, const QJsonObject &draft,
+                                 const QString &replacesId = {});
+
 private:
     // Our messages to bosses (commands, reports, plan assignments): what the turn answers.
     struct BossTurn {
@@ -85,8 +94,8 @@ private:
                             int *budget);
     void runWorkPlanBlock(const QString &bossId, const FencedBlock &block);
     Status checkPlanLink(const QString &bossId, const DelegationItem &item) const;
-    Status delegate(const Agent &boss, const Agent &subordinate, const QString &command,
-                    const DelegationItem &item);
+    Result<Delegation> delegate(const Agent &boss, const Agent &subordinate, const QString &command,
+                                const DelegationItem &item);
     void finish(const QString &delegationId, bool success, const QString &summary,
                 QLatin1String source);
     void errorLine(const QString &bossId, const QString &text);

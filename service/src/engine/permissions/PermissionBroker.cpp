@@ -289,8 +289,17 @@ void PermissionBroker::hold(const QString &agentId, const QString &toolName,
 }
 
 void PermissionBroker::onResponse(QWebSocket *client, const QJsonObject &payload) {
-    const auto fail = [this, client](const QString &message, QLatin1String code) {
-        m_hub.sendTo(client, wire::msg::Error, errorPayload(message, code));
+    if (Status e = answer(payload))
+        m_hub.sendTo(client, wire::msg::Error, errorPayload(e->message, e->code));
+}
+
+Status PermissionBroker::answer(const QJsonObject &payload) {
+    const auto fail = [](const QString &message, QLatin1String code) -> Status {
+        if (code == c::NotFound)
+            return Error::notFound(code, message);
+        if (code == c::InvalidValue)
+            return Error::invalid(code, message);
+        return Error::badRequest(code, message);
     };
     const QLatin1String idKey =
         payload.contains(pk::PermissionId) ? pk::PermissionId : pk::RequestId;
@@ -329,11 +338,12 @@ void PermissionBroker::onResponse(QWebSocket *client, const QJsonObject &payload
         auto rule = rememberRule(pending, payload, granted);
         m_answering.clear();
         if (!rule)
-            return fail(rule.error().message, rule.error().code);
+            return rule.error();
         ruleId = rule->id;
     }
     resolve(id, granted, granted ? QString() : QStringLiteral("denied by the user"), by::Client,
             ruleId);
+    return std::nullopt;
 }
 
 Result<PermissionRule> PermissionBroker::rememberRule(const Pending &p, const QJsonObject &payload,

@@ -65,6 +65,12 @@ public:
     // an unsupported hook_event_name an Invalid one.
     void answerHook(const QString &agentId, const QJsonObject &hookInput, const HookAnswer &answer);
 
+    // A user's answer to a pending request: the payload of a WebSocket permission_response
+    // ({permissionId | requestId, granted | approved, agentId?, remember?, pattern?}), also what
+    // the MCP tool answer_permission sends. Refusals: BadRequest (missing_field, wrong_type),
+    // NotFound (no such pending request), Invalid (agentId mismatch), a rule's own errors.
+    Status answer(const QJsonObject &payload);
+
     int pendingCount() const { return int(m_pending.size()); }
     // The pending permission_request payloads, oldest first (GET /api/permission-requests).
     QJsonArray pendingRequests() const;

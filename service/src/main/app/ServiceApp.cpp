@@ -32,6 +32,7 @@
 #include "exec/SecretMasker.h"
 #include "exec/SecretStore.h"
 #include "http/HttpServer.h"
+#include "mcp/McpController.h"
 #include "permissions/PermissionBroker.h"
 #include "permissions/RuleStore.h"
 #include "protocol/Envelope.h"
@@ -71,6 +72,7 @@ ServiceApp::~ServiceApp() {
         m_agents->setWorktreeHooks(nullptr);
     m_worktrees.reset();
     m_webController.reset();
+    m_mcpController.reset(); // its tools call the broker and the boss service
     m_permissionRulesController.reset();
     m_permissionHookController.reset();
     m_usageController.reset();
@@ -366,6 +368,13 @@ void ServiceApp::buildControllers() {
         *m_db, m_config.notify, clock(), *m_notifications, *m_agents, *m_runtime, *m_hub);
     buildPermissions();
     m_webController = std::make_unique<WebController>();
+    // MCP's tools run the routes above in process, through the router and its auth gate.
+    m_mcpController = std::make_unique<McpController>(
+        mcp::ToolDeps{[this](ApiRequest r, const ReplyCallback &done) {
+                          m_http->dispatchInProcess(std::move(r), done);
+                      },
+                      *m_agents, m_bossController->service(), *m_permissions},
+        clock());
 }
 
 // The permission broker and its two controllers. The broker comes after the controllers above:
@@ -413,6 +422,8 @@ void ServiceApp::registerRoutes() {
     m_webController->registerRoutes(http);
     // Classes, skills, saved prompts, 3D models, hooks, buildings.
     m_shaping->registerRoutes(http);
+    // MCP (POST/DELETE /mcp): last, its tools run the routes above.
+    m_mcpController->registerRoutes(http);
 }
 
 // Binds the port (and with TLS the agents' plain loopback one) and tells the runtime where

@@ -21,6 +21,7 @@ class AgentsController;
 class BuildingSupervisor;
 class HookRunner;
 class HookStore;
+class McpController;
 class ShapingParts;
 class BossController;
 class ConfigController;
@@ -148,6 +149,7 @@ private:
     std::unique_ptr<PermissionHookController> m_permissionHookController;
     std::unique_ptr<PermissionRulesController> m_permissionRulesController;
     std::unique_ptr<WebController> m_webController;
+    std::unique_ptr<McpController> m_mcpController;
     quint16 m_port = 0;
     QString m_agentUrl;
     bool m_stopped = false;
