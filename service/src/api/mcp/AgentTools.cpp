@@ -105,7 +105,9 @@ QList<Tool> selfTools(const ToolKit &kit) {
         QStringLiteral("Set what the user sees about your work: a task label and a tracking "
                        "status with detail. null clears a field; fields left out stay."),
         QJsonObject{{k::TaskLabel, nullableString(QStringLiteral("A short label of your task"))},
-                    {k::TrackingStatus, nullableString(QStringLiteral("A short status word"))},
+                    {k::TrackingStatus,
+                     nullableString(QStringLiteral("thinking, working, waiting-subordinates, "
+                                                   "need-review, blocked or can-clear-context"))},
                     {k::TrackingStatusDetail,
                      nullableString(QStringLiteral("One line of detail on the status"))}},
         {},

@@ -77,6 +77,8 @@ public:
     HttpServer &http() { return *m_http; }
     SystemPromptStore &systemPrompt() { return *m_prompt; }
     AgentRuntime &runtime() { return *m_runtime; }
+    // Agents' own credentials (tests issue one to call as an agent whose CLI never started).
+    AgentTokens &agentTokens() { return *m_agentTokens; }
     // The agent CLIs the runtime can run; tests register scripted ones here.
     ProviderRegistry &providers() { return *m_providers; }
     // Usage records and budgets; tests record scripted usage here.
