@@ -185,7 +185,10 @@ bool isAgentRoute(Method m, const QString &pattern) {
         {Method::Patch, QStringLiteral("/api/agents/:id")},
         {Method::Post, QStringLiteral("/api/agents/:id/report-task")},
         {Method::Post, QStringLiteral("/api/agents/:id/permission-check")},
-        {Method::Post, QStringLiteral("/api/notify")}};
+        {Method::Post, QStringLiteral("/api/notify")},
+        // MCP: an agent's token opens a session there; its tools check its rights (fuzz_mcp).
+        {Method::Post, QStringLiteral("/mcp")},
+        {Method::Delete, QStringLiteral("/mcp")}};
     return routes.contains(qMakePair(m == Method::Head ? Method::Get : m, pattern));
 }
 
@@ -292,7 +295,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (asAgent)
         FUZZ_CHECK(reply.status != 401, "a valid agent token was taken for no token");
-    if (reply.status >= 400) {
+    if (reply.status >= 400 && route.pattern == QLatin1String("/mcp") &&
+        request.method == Method::Post && reply.status != 401 && reply.status != 405) {
+        // MCP answers in JSON-RPC's shape: {jsonrpc, id, error: {code, message}}.
+        const QJsonObject e =
+            QJsonDocument::fromJson(reply.body).object().value(QLatin1String("error")).toObject();
+        FUZZ_CHECK(e.value(QLatin1String("message")).isString() &&
+                       e.value(QLatin1String("code")).isDouble(),
+                   "MCP error body is not JSON-RPC");
+    } else if (reply.status >= 400) {
         const QJsonObject e = QJsonDocument::fromJson(reply.body).object();
         FUZZ_CHECK(e.value(QLatin1String("error")).isString() &&
                        e.value(QLatin1String("code")).isString(),

@@ -38,3 +38,4 @@ else
 fi
 "$(dirname "$0")/install-claude.sh"
 "$(dirname "$0")/install-codex.sh"
+"$(dirname "$0")/install-mcp-sdk.sh"

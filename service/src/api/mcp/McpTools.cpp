@@ -231,10 +231,13 @@ Outcome Tools::checkArguments(const Tool &tool, const Caller &caller,
         if (declared == properties.constEnd()) {
             if (tool.openArguments)
                 continue;
+            const QString takes =
+                properties.isEmpty()
+                    ? QStringLiteral("it takes no arguments")
+                    : QStringLiteral("it takes: ") + properties.keys().join(QStringLiteral(", "));
             return Outcome::rpcError(rpc::InvalidParams,
-                                     QStringLiteral("%1: unknown argument '%2' (it takes: %3)")
-                                         .arg(tool.name, it.key().left(60),
-                                              properties.keys().join(QStringLiteral(", "))));
+                                     QStringLiteral("%1: unknown argument '%2' (%3)")
+                                         .arg(tool.name, it.key().left(60), takes));
         }
         const QJsonValue type = declared->toObject().value(QStringLiteral("type"));
         if (!type.isUndefined() && !hasType(*it, type))
