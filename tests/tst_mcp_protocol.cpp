@@ -471,6 +471,20 @@ private Q_SLOTS:
         QCOMPARE(user->post(R"({"jsonrpc":"2.0","id":1,"result":{}})").status, 202);
         QCOMPARE(user->post(rpc(kNotification, QStringLiteral("notifications/cancelled"))).status,
                  202);
+        // The clients' OAuth discovery probes: a plain 404 (no OAuth here), never a crash.
+        for (const char *path :
+             {"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource",
+              "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"}) {
+            const HttpResponse probe = user->http.send("GET", svc->url(QLatin1String(path)), {},
+                                                       {{"X-Auth-Token", kToken}});
+            QCOMPARE(probe.status, 404);
+            QVERIFY(probe.isJson());
+        }
+        QCOMPARE(user->http
+                     .send("POST", svc->url(QStringLiteral("/register")), "{}",
+                           {{"X-Auth-Token", kToken}, {"Content-Type", "application/json"}})
+                     .status,
+                 404);
         // GET (the server-to-client stream) is not offered.
         QCOMPARE(
             user->http.send("GET", svc->url(QStringLiteral("/mcp")), {}, {{"X-Auth-Token", kToken}})
