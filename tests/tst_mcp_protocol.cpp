@@ -485,11 +485,16 @@ private Q_SLOTS:
                            {{"X-Auth-Token", kToken}, {"Content-Type", "application/json"}})
                      .status,
                  404);
-        // GET (the server-to-client stream) is not offered.
-        QCOMPARE(
-            user->http.send("GET", svc->url(QStringLiteral("/mcp")), {}, {{"X-Auth-Token", kToken}})
-                .status,
-            405);
+        // GET (the server-to-client stream) is not offered: 405 for the user and for an agent.
+        const HttpResponse get = user->http.send("GET", svc->url(QStringLiteral("/mcp")), {},
+                                                 {{"X-Auth-Token", kToken}});
+        QCOMPARE(get.status, 405);
+        QCOMPARE(get.header("allow"), QByteArray("POST, DELETE"));
+        QCOMPARE(user->http
+                     .send("GET", svc->url(QStringLiteral("/mcp")), {},
+                           {{"X-Auth-Token", agentToken(workerId)}})
+                     .status,
+                 405);
     }
 
     void sessionsBelongToTheirCredential() {

@@ -76,8 +76,20 @@ McpController::~McpController() = default;
 void McpController::registerRoutes(HttpServer &http) {
     // Access::Agent: agents reach it with their own token (also on the agents' listener); the
     // tools decide what each caller may do. GET (the optional server-to-client SSE stream) is not
-    // offered: the router answers 405, which both CLIs and the SDK accept.
+    // offered: 405, which both CLIs and the SDK accept. It is a route of its own so that an
+    // agent's token gets that 405 too (the router refuses an agent's token on a method no agent
+    // route has with 403, and every agent's CLI asks for the stream once).
     const QString path = wire::mcp::Path;
+    http.route(
+        Method::Get, path,
+        [](const ApiRequest &) {
+            Reply r = Error{ErrorKind::MethodNotAllowed, wire::code::MethodNotAllowed,
+                            QStringLiteral("GET /mcp: this server sends no event stream; POST "
+                                           "JSON-RPC messages")};
+            r.headers.append({QByteArrayLiteral("Allow"), QByteArrayLiteral("POST, DELETE")});
+            return r;
+        },
+        Access::Agent);
     http.routeAsync(
         Method::Post, path,
         [this](const ApiRequest &r, const ReplyCallback &done) { post(r, done); }, Access::Agent);
@@ -199,8 +211,8 @@ Reply McpController::initialize(const McpCaller &caller, const QJsonValue &id,
     return r;
 }
 
-void McpController::callTool(const McpCaller &caller, const QJsonValue &id, const QJsonObject &params,
-                             const ReplyCallback &done) const {
+void McpController::callTool(const McpCaller &caller, const QJsonValue &id,
+                             const QJsonObject &params, const ReplyCallback &done) const {
     const QJsonValue name = params.value(QStringLiteral("name"));
     if (!name.isString() || name.toString().isEmpty())
         return done(error(id, rpc::InvalidParams,
@@ -219,7 +231,8 @@ Reply McpController::remove(const ApiRequest &request) {
     if (request.mcpSessionId.isEmpty())
         return Error::badRequest(wire::code::MissingField,
                                  QStringLiteral("DELETE /mcp needs the Mcp-Session-Id header"));
-    if (!m_sessions.close(QString::fromLatin1(request.mcpSessionId), McpCaller{request.callerAgent}))
+    if (!m_sessions.close(QString::fromLatin1(request.mcpSessionId),
+                          McpCaller{request.callerAgent}))
         return Error::notFound(wire::code::NotFound, QStringLiteral("no such MCP session"));
     qCInfo(lcMcp).noquote() << "session closed by" << who(McpCaller{request.callerAgent});
     return Reply::noContent();
