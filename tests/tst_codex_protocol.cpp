@@ -58,6 +58,12 @@ constexpr Expectation kExpected[] = {
     {"ServerNotification", "item/completed", "item.type", "userMessage agentMessage commandExecution fileChange reasoning"},
     {"ServerNotification", "item/completed", "item[type=agentMessage].text item[type=commandExecution].command item[type=commandExecution].cwd item[type=commandExecution].status item[type=commandExecution].exitCode item[type=commandExecution].aggregatedOutput item[type=fileChange].changes item[type=fileChange].status", ""},
     {"ServerNotification", "item/completed", "item[type=commandExecution].status", "inProgress completed failed declined"},
+    // Flotilla's MCP server (thread/start config.mcp_servers): its calls as tool rows, its start-up.
+    {"ServerNotification", "item/completed", "item.type", "mcpToolCall"},
+    {"ServerNotification", "item/completed", "item[type=mcpToolCall].server item[type=mcpToolCall].tool item[type=mcpToolCall].arguments item[type=mcpToolCall].status item[type=mcpToolCall].result.content item[type=mcpToolCall].result.structuredContent item[type=mcpToolCall].error.message", ""},
+    {"ServerNotification", "item/completed", "item[type=mcpToolCall].status", "inProgress completed failed"},
+    {"ServerNotification", "mcpServer/startupStatus/updated", "name status error", ""},
+    {"ServerNotification", "mcpServer/startupStatus/updated", "status", "starting ready failed"},
     {"ServerNotification", "item/agentMessage/delta", "threadId turnId itemId delta", ""},
     {"ServerNotification", "item/commandExecution/outputDelta", "threadId turnId itemId delta", ""},
     {"ServerNotification", "thread/tokenUsage/updated", "threadId turnId tokenUsage.total.inputTokens tokenUsage.total.cachedInputTokens tokenUsage.total.outputTokens tokenUsage.total.totalTokens tokenUsage.last.inputTokens tokenUsage.modelContextWindow", ""},

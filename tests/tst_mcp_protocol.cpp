@@ -237,7 +237,8 @@ private Q_SLOTS:
         QCOMPARE(agent(workerId).value(QStringLiteral("taskLabel")).toString(),
                  QStringLiteral("indexing"));
         // The structured result is the route's answer; the text content is the same JSON.
-        QCOMPARE(structured(set).value(QStringLiteral("id")).toString(), workerId);
+        QCOMPARE(structured(set).value(QStringLiteral("taskLabel")).toString(),
+                 QStringLiteral("indexing"));
         const QString text = resultOf(set)
                                  .value(QStringLiteral("content"))
                                  .toArray()

@@ -1,8 +1,12 @@
 // How tool calls read in the conversation, as pure units: one-line summaries of
-// Claude Code's and Codex's tools, and the diffs of file changes (Edit, MultiEdit, Write, Codex
-// fileChange) with context near the changes and a cap on long ones. No service, no widgets.
+// Claude Code's and Codex's tools, MCP tools' titles and argument lines ("Flotilla ·
+// report_task") and their failed results, and the diffs of file changes (Edit, MultiEdit, Write,
+// Codex fileChange) with context near the changes and a cap on long ones. No service, no widgets.
 
 #include "core/ToolPresentation.h"
+#include "core/TranscriptModel.h"
+#include "protocol/HistoryNames.h"
+#include "protocol/WireNames.h"
 
 #include <QJsonArray>
 #include <QTest>
@@ -59,6 +63,95 @@ private Q_SLOTS:
         QFETCH(QJsonObject, input);
         QFETCH(QString, summary);
         QCOMPARE(toolSummary(tool, input), summary);
+    }
+
+    void mcpTools_data() {
+        QTest::addColumn<QString>("tool");
+        QTest::addColumn<QJsonObject>("input");
+        QTest::addColumn<QString>("title");
+        QTest::addColumn<QString>("summary");
+        QTest::newRow("report_task")
+            << QStringLiteral("mcp__flotilla__report_task")
+            << QJsonObject{{QStringLiteral("status"), QStringLiteral("completed")},
+                           {QStringLiteral("summary"),
+                            QStringLiteral("Parser shipped\nTests pass, docs updated")}}
+            << QStringLiteral("Flotilla \u00b7 report_task")
+            << QStringLiteral("completed \u00b7 Parser shipped \u2026");
+        QTest::newRow("notify")
+            << QStringLiteral("mcp__flotilla__notify")
+            << QJsonObject{{QStringLiteral("message"), QStringLiteral("All green")},
+                           {QStringLiteral("title"), QStringLiteral("Build finished")}}
+            << QStringLiteral("Flotilla \u00b7 notify") << QStringLiteral("Build finished");
+        QTest::newRow("delegate")
+            << QStringLiteral("mcp__flotilla__delegate")
+            << QJsonObject{{QStringLiteral("agentName"), QStringLiteral("tester")},
+                           {QStringLiteral("task"), QStringLiteral("Run the suite\nthen report")}}
+            << QStringLiteral("Flotilla \u00b7 delegate")
+            << QStringLiteral("tester: Run the suite \u2026");
+        QTest::newRow("delegate by id")
+            << QStringLiteral("mcp__flotilla__delegate")
+            << QJsonObject{{QStringLiteral("agentId"), QStringLiteral("a-7")},
+                           {QStringLiteral("task"), QStringLiteral("Review the diff")}}
+            << QStringLiteral("Flotilla \u00b7 delegate") << QStringLiteral("a-7: Review the diff");
+        QTest::newRow("spawn_agent")
+            << QStringLiteral("mcp__flotilla__spawn_agent")
+            << QJsonObject{{QStringLiteral("class"), QStringLiteral("builder")},
+                           {QStringLiteral("name"), QStringLiteral("helper-2")}}
+            << QStringLiteral("Flotilla \u00b7 spawn_agent") << QStringLiteral("helper-2");
+        QTest::newRow("no arguments") << QStringLiteral("mcp__flotilla__whoami") << QJsonObject()
+                                      << QStringLiteral("Flotilla \u00b7 whoami") << QString();
+        QTest::newRow("another server's tool")
+            << QStringLiteral("mcp__github__create_issue")
+            << QJsonObject{{QStringLiteral("labels"), QJsonArray{QStringLiteral("bug")}},
+                           {QStringLiteral("title"), QStringLiteral("Crash on start")}}
+            << QStringLiteral("github \u00b7 create_issue") << QStringLiteral("Crash on start");
+        QTest::newRow("a tool name with __")
+            << QStringLiteral("mcp__db__query__raw")
+            << QJsonObject{{QStringLiteral("sql"), QStringLiteral("select 1")}}
+            << QStringLiteral("db \u00b7 query__raw") << QStringLiteral("select 1");
+        QTest::newRow("not an MCP name")
+            << QStringLiteral("mcp__flotilla") << QJsonObject{{QStringLiteral("n"), 1}}
+            << QStringLiteral("mcp__flotilla") << QStringLiteral("{\"n\":1}");
+        QTest::newRow("Codex command") << QStringLiteral("commandExecution") << QJsonObject()
+                                       << QStringLiteral("Command") << QString();
+    }
+    void mcpTools() {
+        QFETCH(QString, tool);
+        QFETCH(QJsonObject, input);
+        QFETCH(QString, title);
+        QFETCH(QString, summary);
+        QCOMPARE(toolTitle(tool), title);
+        QCOMPARE(toolSummary(tool, input), summary);
+    }
+
+    void mcpToolErrorIsAFailedRow_data() {
+        QTest::addColumn<bool>("isError");
+        QTest::newRow("error result") << true;
+        QTest::newRow("result") << false;
+    }
+    void mcpToolErrorIsAFailedRow() {
+        // The result chunk of a call the tool answered with isError (MCP) / is_error (Claude).
+        QFETCH(bool, isError);
+        namespace k = flotilla::wire::key;
+        const QString tool = QStringLiteral("mcp__flotilla__report_task");
+        const QString agent = QStringLiteral("a1");
+        TranscriptModel model;
+        model.appendChunk(
+            {{k::AgentId, agent},
+             {k::ToolName, tool},
+             {k::ToolInput, QJsonObject{{QStringLiteral("status"), QStringLiteral("done")}}}});
+        QJsonObject result{
+            {k::AgentId, agent},
+            {k::ToolName, tool},
+            {k::ToolOutput, QStringLiteral("status must be one of: completed, failed")}};
+        if (isError)
+            result.insert(flotilla::wire::history::key::IsError, true);
+        model.appendChunk(result);
+        QCOMPARE(model.rowCount(), 1);
+        const TranscriptEntry &row = model.entry(0);
+        QVERIFY(row.hasInput && row.hasResult);
+        QCOMPARE(row.toolOutput, QStringLiteral("status must be one of: completed, failed"));
+        QCOMPARE(row.isError, isError);
     }
 
     void diffs_data() {

@@ -2,6 +2,7 @@
 
 #include "protocol/Agent.h"
 #include "protocol/Envelope.h"
+#include "protocol/HistoryNames.h"
 #include "protocol/Notification.h"
 #include "protocol/OutputChunk.h"
 #include "protocol/UsageNames.h"
@@ -111,6 +112,17 @@ private Q_SLOTS:
         QCOMPARE(back.toolName, c.toolName);
         QCOMPARE(back.toolInput, c.toolInput);
         QCOMPARE(back.isStreaming, false);
+        QVERIFY(!back.isError);
+        // A failed tool's result says so; a good one leaves the key out.
+        OutputChunk result;
+        result.agentId = QStringLiteral("a");
+        result.toolName = QStringLiteral("mcp__flotilla__notify");
+        result.toolOutput = QStringLiteral("title is required");
+        result.hasToolOutput = true;
+        QVERIFY(!result.toJson().contains(wire::history::key::IsError));
+        result.isError = true;
+        QVERIFY(OutputChunk::fromJson(result.toJson(), &back));
+        QVERIFY(back.isError);
     }
 
     void encodeEventIsCompactEnvelope() {

@@ -2,7 +2,8 @@
 // drives it with Selenium) against the real service in this process, its agents running the
 // pinned Claude Code CLI against the mock model. The page is used as a person would on a phone:
 // a wrong token, sign-in, the agents and their filter, a conversation streamed delta by delta
-// with hostile markdown that must stay inert, a permission request granted from the inbox (once,
+// with hostile markdown that must stay inert, MCP tool calls as "Flotilla · report_task" rows
+// (a failed one marked), a permission request granted from the inbox (once,
 // then remembered as a rule), a notification, an exec task killed, and the clear screens after a
 // service restart and a rotated token. Usage and budgets on the page: tst_web_usage.
 // Screenshots (phone 360 px, desktop 1280 px) go to <build>/screenshots.
@@ -283,6 +284,79 @@ private Q_SLOTS:
         QCOMPARE(order.size(), 100);
         for (int i = 0; i < 100; ++i)
             QCOMPARE(order[i].toString(), QStringLiteral("entry e%1").arg(i));
+    }
+
+    void mcpToolCallsReadAsServerAndTool() {
+        // A conversation on disk in which the agent called flotillad's MCP tools: report_task
+        // answered, notify refused with the tool's error (is_error).
+        const QString cwd = m_rig->svc->workDir() + QStringLiteral("/mcp-project");
+        QVERIFY(QDir().mkpath(cwd));
+        const auto use = [](const QString &id, const QString &tool, const QJsonObject &input) {
+            return jsonLine(convLine(
+                QStringLiteral("assistant"), id + QStringLiteral("-use"),
+                QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("tool_use")},
+                                       {QStringLiteral("id"), id},
+                                       {QStringLiteral("name"), tool},
+                                       {QStringLiteral("input"), input}}}));
+        };
+        const auto result = [](const QString &id, const QString &text, bool isError) {
+            const QJsonArray content{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")},
+                                                 {QStringLiteral("text"), text}}};
+            return jsonLine(convLine(
+                QStringLiteral("user"), id + QStringLiteral("-result"),
+                QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("tool_result")},
+                                       {QStringLiteral("tool_use_id"), id},
+                                       {QStringLiteral("content"), content},
+                                       {QStringLiteral("is_error"), isError}}}));
+        };
+        const QByteArray session =
+            jsonLine(convLine(QStringLiteral("user"), QStringLiteral("m0"),
+                              QStringLiteral("Report when done"))) +
+            use(QStringLiteral("toolu_r1"), QStringLiteral("mcp__flotilla__report_task"),
+                {{QStringLiteral("status"), QStringLiteral("completed")},
+                 {QStringLiteral("summary"), QStringLiteral("Parser shipped\nTests pass")}}) +
+            result(QStringLiteral("toolu_r1"), QStringLiteral("{\"ok\":true}"), false) +
+            use(QStringLiteral("toolu_n1"), QStringLiteral("mcp__flotilla__notify"),
+                {{QStringLiteral("title"), QString()}}) +
+            result(QStringLiteral("toolu_n1"), QStringLiteral("title is required"), true);
+        const QString dir =
+            m_rig->home + QStringLiteral("/.claude/projects/") + claude::encodeProjectDirName(cwd);
+        QVERIFY(QDir().mkpath(dir));
+        QVERIFY(writeFile(dir + QStringLiteral("/3c9a6f0e-2b1d-4e7a-8f5c-6d0b1a2e3f47.jsonl"),
+                          session, QIODevice::WriteOnly));
+        const HttpResponse created =
+            m_rig->createAgent(QStringLiteral("reporter"), {{QStringLiteral("cwd"), cwd}});
+        QCOMPARE(created.status, 201);
+        const QString id = created.object().value(QStringLiteral("id")).toString();
+
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        QVERIFY(
+            m_browser.run(QStringLiteral("click"),
+                          args({{QStringLiteral("css"),
+                                 QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(id)}})));
+        const QString rows = QStringLiteral(
+            "return [...document.querySelectorAll('#transcript details.tool')].map((d) => ({"
+            " summary: d.querySelector('summary').textContent,"
+            " output: d.querySelector('.tool-output').textContent,"
+            " failed: d.classList.contains('failed')}))");
+        QVERIFY2(m_browser.waitJs(rows + QStringLiteral(".length === 2")),
+                 qPrintable(m_browser.lastError()));
+        const QJsonArray shown = m_browser.eval(rows).toArray();
+        const QJsonObject report = shown[0].toObject();
+        QCOMPARE(report.value(QStringLiteral("summary")).toString(),
+                 QStringLiteral("Flotilla \u00b7 report_task completed \u00b7 Parser shipped"));
+        QCOMPARE(report.value(QStringLiteral("output")).toString(),
+                 QStringLiteral("{\"ok\":true}"));
+        QVERIFY(!report.value(QStringLiteral("failed")).toBool());
+        const QJsonObject notify = shown[1].toObject();
+        QCOMPARE(notify.value(QStringLiteral("summary")).toString(),
+                 QStringLiteral("Flotilla \u00b7 notify"));
+        QCOMPARE(notify.value(QStringLiteral("output")).toString(),
+                 QStringLiteral("title is required"));
+        QVERIFY(notify.value(QStringLiteral("failed")).toBool());
+        // The later rows count the agents the suite made.
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        QCOMPARE(m_rig->http.del(m_rig->svc->url(QStringLiteral("/api/agents/") + id)).status, 204);
     }
 
     void grantFromTheInbox() {

@@ -5,6 +5,7 @@ import {api} from './api.js';
 import {listOf} from './catalog.js';
 import {clip, formatTime, formatTokens, formatUsd, h, toolSummary} from './dom.js';
 import {classIcon} from './icons.js';
+import {mcpSummary, toolTitle} from './mcp.js';
 import {renderMarkdown} from './markdown.js';
 import {state, subscribe} from './store.js';
 import {BUDGET_ERROR, budgetUse, contextMeter, hasTeam, requestCard, statusBadge} from './views.js';
@@ -41,9 +42,9 @@ function usageSummary(u) {
 function toolBlock(name, input) {
   const out = h('pre', {class: 'tool-output'});
   out.hidden = true;
-  const summary = toolSummary(input);
+  const summary = mcpSummary(name, input) || toolSummary(input);
   const block = h('details', {class: 'tool'},
-    h('summary', null, h('span', {class: 'tool-name'}, name || 'tool'), summary ? ' ' + clip(summary, 120) : ''),
+    h('summary', null, h('span', {class: 'tool-name'}, toolTitle(name)), summary ? ' ' + clip(summary, 120) : ''),
     input && Object.keys(input).length ? h('pre', {class: 'tool-input'}, JSON.stringify(input, null, 2)) : null,
     out);
   block.toolName = name;
@@ -305,7 +306,7 @@ export function conversationView(main, params, ctx) {
     }
     if (c.toolName && c.toolOutput !== undefined) {
       const block = [...lastTools].reverse().find((b) => b.toolName === c.toolName && !b.done);
-      if (block) { block.setOutput(c.toolOutput); block.done = true; }
+      if (block) { block.setOutput(c.toolOutput, c.isError); block.done = true; }
       return;
     }
     if (c.isStreaming) {

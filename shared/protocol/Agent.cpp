@@ -118,9 +118,11 @@ bool Agent::fromJson(const QJsonObject &json, Agent *out) {
 }
 
 QJsonObject Agent::changedFields(const Agent &before, const Agent &after) {
-    const QJsonObject b = before.toJson();
-    const QJsonObject a = after.toJson();
-    QJsonObject diff{{k::Id, after.id}, {k::Name_, after.name}};
+    return changedFields(before.toJson(), after.toJson());
+}
+
+QJsonObject Agent::changedFields(const QJsonObject &b, const QJsonObject &a) {
+    QJsonObject diff{{k::Id, a.value(k::Id)}, {k::Name_, a.value(k::Name_)}};
     for (auto it = a.constBegin(); it != a.constEnd(); ++it) {
         if (b.value(it.key()) != it.value())
             diff.insert(it.key(), it.value());

@@ -61,6 +61,9 @@ struct Agent {
 
     // The agent_updated payload: id and name plus every field whose value differs.
     static QJsonObject changedFields(const Agent &before, const Agent &after);
+    // The same from both agents' toJson(), for a caller that has them already (toJson() is the
+    // costly part: an agent PATCH serializes each side once, not once per question).
+    static QJsonObject changedFields(const QJsonObject &before, const QJsonObject &after);
 
     friend bool operator==(const Agent &a, const Agent &b) { return a.toJson() == b.toJson(); }
     friend bool operator!=(const Agent &a, const Agent &b) { return !(a == b); }

@@ -1,5 +1,6 @@
 #include "protocol/OutputChunk.h"
 
+#include "protocol/HistoryNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/WireNames.h"
 
@@ -18,6 +19,8 @@ QJsonObject OutputChunk::toJson() const {
         o.insert(k::ToolInput, toolInput);
     if (hasToolOutput)
         o.insert(k::ToolOutput, toolOutput);
+    if (hasToolOutput && isError)
+        o.insert(wire::history::key::IsError, true); // the key history entries use
     if (!skill.isEmpty())
         o.insert(wire::shaping::key::Skill, skill);
     return o;
@@ -36,6 +39,7 @@ bool OutputChunk::fromJson(const QJsonObject &json, OutputChunk *out) {
     c.toolInput = json.value(k::ToolInput).toObject();
     c.hasToolOutput = json.value(k::ToolOutput).isString();
     c.toolOutput = json.value(k::ToolOutput).toString();
+    c.isError = c.hasToolOutput && json.value(wire::history::key::IsError).toBool();
     c.skill = json.value(wire::shaping::key::Skill).toString();
     *out = std::move(c);
     return true;

@@ -14,6 +14,7 @@ struct OutputChunk {
     QString toolName;        // optional
     QJsonObject toolInput;   // optional
     QString toolOutput;      // optional
+    bool isError = false;    // a tool result: the call failed (written only when true)
     QString skill;           // optional: the skill a tool use (or its result) invokes
     bool hasToolInput = false;
     bool hasToolOutput = false;

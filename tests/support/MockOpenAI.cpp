@@ -111,10 +111,11 @@ void MockOpenAI::queueText(const QString &text, int deltas, int delayMsBetweenDe
 }
 
 QString MockOpenAI::queueFunctionCall(const QString &name, const QJsonObject &arguments,
-                                      const QString &callId) {
+                                      const QString &callId, const QString &nameSpace) {
     Turn t;
     t.kind = Turn::FunctionCall;
     t.name = name;
+    t.nameSpace = nameSpace;
     t.arguments = arguments;
     t.callId = callId.isEmpty() ? QStringLiteral("call_mock_%1").arg(++m_callSeq) : callId;
     m_queue << t;
@@ -253,13 +254,17 @@ QList<QByteArray> MockOpenAI::sseEvents(const Turn &turn, int index, const QStri
                         {"name", turn.name},
                         {"input", done ? turn.input : QString()},
                         {"status", done ? lit("completed") : lit("in_progress")}});
-        if (call)
-            return obj({{"type", lit("function_call")},
-                        {"id", itemId},
-                        {"call_id", turn.callId},
-                        {"name", turn.name},
-                        {"arguments", done ? arguments : QString()},
-                        {"status", done ? lit("completed") : lit("in_progress")}});
+        if (call) {
+            QJsonObject fc = obj({{"type", lit("function_call")},
+                                  {"id", itemId},
+                                  {"call_id", turn.callId},
+                                  {"name", turn.name},
+                                  {"arguments", done ? arguments : QString()},
+                                  {"status", done ? lit("completed") : lit("in_progress")}});
+            if (!turn.nameSpace.isEmpty())
+                fc.insert(QStringLiteral("namespace"), turn.nameSpace);
+            return fc;
+        }
         const QJsonArray content = done ? QJsonArray{obj({{"type", lit("output_text")},
                                                           {"text", turn.text},
                                                           {"annotations", QJsonArray()}})}

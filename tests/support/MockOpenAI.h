@@ -90,9 +90,11 @@ public:
     // with a delay the stream is written progressively (one event group per tick).
     void queueText(const QString &text, int deltas = 3, int delayMsBetweenDeltas = 0);
     // A function_call output item (e.g. name "exec_command", arguments {"cmd": "..."}). An empty
-    // callId becomes "call_mock_<n>". Returns the call id used.
+    // callId becomes "call_mock_<n>". Returns the call id used. A tool of an MCP server is a
+    // function of its namespace: name "report_task", nameSpace "mcp__flotilla" (the flat name
+    // "mcp__flotilla__report_task" is "unsupported call" to 0.169.0).
     QString queueFunctionCall(const QString &name, const QJsonObject &arguments,
-                              const QString &callId = {});
+                              const QString &callId = {}, const QString &nameSpace = {});
     // A custom_tool_call output item with free-form `input`: how models whose tool list offers
     // `apply_patch` as a custom tool (gpt-5.5 in the 0.169.0 catalog) edit files, e.g.
     // "*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n". Returns the call id.
@@ -133,6 +135,7 @@ private:
         QJsonObject arguments;
         QString input; // a custom tool call's free-form input
         QString callId;
+        QString nameSpace; // a function call's namespace (an MCP server's tools)
         int status = 200;
     };
 

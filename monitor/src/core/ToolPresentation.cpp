@@ -1,5 +1,8 @@
 #include "core/ToolPresentation.h"
 
+#include "core/McpTools.h"
+
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -126,7 +129,22 @@ QString toolCommand(const QString &toolName, const QJsonObject &input) {
     return command.toString();
 }
 
+QString toolTitle(const QString &toolName) {
+    if (toolName == QLatin1String("commandExecution"))
+        return QCoreApplication::translate("ToolPresentation", "Command");
+    if (toolName == QLatin1String("fileChange"))
+        return QCoreApplication::translate("ToolPresentation", "File change");
+    if (const std::optional<McpToolName> mcp = parseMcpToolName(toolName))
+        return mcpToolTitle(*mcp);
+    return toolName.isEmpty() ? QCoreApplication::translate("ToolPresentation", "Tool") : toolName;
+}
+
 QString toolSummary(const QString &toolName, const QJsonObject &input) {
+    if (const std::optional<McpToolName> mcp = parseMcpToolName(toolName)) {
+        const QString arguments = mcpToolSummary(*mcp, input);
+        if (!arguments.isEmpty())
+            return shorten(arguments);
+    }
     const QString command = toolCommand(toolName, input);
     if (!command.isEmpty())
         return shorten(command);

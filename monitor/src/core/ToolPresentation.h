@@ -2,7 +2,7 @@
 // How a tool call reads in the conversation, independent of widgets: a one-line summary (the
 // command, the path, the pattern) and, for the tools that change files, the change as a
 // unified-diff-like list of lines. Covers Claude Code's tools and Codex's commandExecution /
-// fileChange items; an unknown tool is summarised by its input.
+// fileChange items and MCP tools; an unknown tool is summarised by its input.
 
 #include <QJsonObject>
 #include <QList>
@@ -21,7 +21,11 @@ struct DiffLine {
 // Longest diff shown; the rest is one Context line "... N more lines".
 inline constexpr int kMaxDiffLines = 400;
 
-// One line, at most ~160 characters: "git status", "src/main.cpp", "TODO in src/".
+// The row's title: Codex's items by what they do ("Command", "File change"), an MCP tool as
+// "Flotilla · report_task" (McpTools.h), any other tool by its name.
+QString toolTitle(const QString &toolName);
+// One line, at most ~160 characters: "git status", "src/main.cpp", "TODO in src/", an MCP
+// tool's arguments ("done · Parser shipped").
 QString toolSummary(const QString &toolName, const QJsonObject &input);
 // The shell command of a Bash / commandExecution call (an argv array is joined), else empty.
 QString toolCommand(const QString &toolName, const QJsonObject &input);

@@ -11,8 +11,8 @@ namespace flotilla::monitor {
 using Kind = TranscriptEntry::Kind;
 
 namespace {
-// The live stream carries no error flag for a tool result; these are the results the CLIs
-// write when a call failed or was refused (history has isError for all of them).
+// A result chunk says isError when the CLI did (an MCP tool's error, a failed command); older
+// services did not, and these are the results the CLIs write when a call failed or was refused.
 bool looksLikeToolError(const QString &output) {
     return output.startsWith(QLatin1String("<tool_use_error>")) ||
            output.startsWith(QLatin1String("(declined"));
@@ -87,7 +87,7 @@ void TranscriptModel::appendChunk(const QJsonObject &chunk) {
     }
     if (c.hasToolOutput) {
         closeOpenReply();
-        attachResult(c.toolName, c.toolOutput, c.timestamp);
+        attachResult(c.toolName, c.toolOutput, c.isError, c.timestamp);
         return;
     }
     if (c.isStreaming) {
@@ -119,7 +119,7 @@ void TranscriptModel::appendDelta(const QString &text, qint64 timestamp) {
     append(std::move(e));
 }
 
-void TranscriptModel::attachResult(const QString &toolName, const QString &output,
+void TranscriptModel::attachResult(const QString &toolName, const QString &output, bool isError,
                                    qint64 timestamp) {
     // No tool-use id on the wire: a result answers the earliest unanswered call of that tool in
     // this turn (the CLIs report parallel calls' results in the order of the calls).
@@ -131,7 +131,7 @@ void TranscriptModel::attachResult(const QString &toolName, const QString &outpu
         if (e.kind == Kind::Tool && e.hasInput && !e.hasResult && e.toolName == toolName)
             target = row;
     }
-    const bool error = looksLikeToolError(output);
+    const bool error = isError || looksLikeToolError(output);
     if (target < 0) {
         TranscriptEntry e;
         e.kind = Kind::Tool;

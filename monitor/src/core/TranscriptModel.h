@@ -98,7 +98,8 @@ public:
 private:
     void closeOpenReply();
     void appendDelta(const QString &text, qint64 timestamp);
-    void attachResult(const QString &toolName, const QString &output, qint64 timestamp);
+    void attachResult(const QString &toolName, const QString &output, bool isError,
+                      qint64 timestamp);
     void append(TranscriptEntry e);
     void trimFront();
     void changed(int row, const QList<int> &roles = {});

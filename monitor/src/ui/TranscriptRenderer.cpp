@@ -54,14 +54,6 @@ QTextCharFormat coloured(const QColor &c) {
     return f;
 }
 
-QString displayName(const QString &tool) {
-    if (tool == QLatin1String("commandExecution"))
-        return tr("Command");
-    if (tool == QLatin1String("fileChange"))
-        return tr("File change");
-    return tool.isEmpty() ? tr("Tool") : tool;
-}
-
 // Tools whose summary (path, pattern) already says all their input holds worth reading.
 bool inputIsSummarised(const QString &tool) {
     static const QStringList tools{QStringLiteral("Read"), QStringLiteral("Grep"),
@@ -272,7 +264,7 @@ void TranscriptRenderer::renderTool(QTextCursor &cursor, const TranscriptEntry &
     QTextCharFormat name = link;
     name.setForeground(kToolFg);
     name.setFontWeight(QFont::Bold);
-    cursor.insertText(displayName(e.toolName), name);
+    cursor.insertText(toolTitle(e.toolName), name);
     const QString summary = e.hasInput ? toolSummary(e.toolName, e.toolInput) : QString();
     QTextCharFormat mono = link;
     mono.setFontFamilies(m_fixed.families());

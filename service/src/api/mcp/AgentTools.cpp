@@ -119,7 +119,16 @@ QList<Tool> selfTools(const ToolKit &kit) {
                 return done(Outcome::failed(Error::badRequest(
                     wire::code::MissingField,
                     QStringLiteral("give taskLabel, trackingStatus or trackingStatusDetail"))));
-            kit.rest(Method::Patch, agentPath(call.self), call.args, asSelf(call), done);
+            // The status line back, not the whole agent: what the model asked to change.
+            kit.rest(Method::Patch, agentPath(call.self), call.args, asSelf(call), done,
+                     [](const QJsonValue &body) -> QJsonValue {
+                         const QJsonObject agent = body.toObject();
+                         return QJsonObject{
+                             {k::Success, true},
+                             {k::TaskLabel, agent.value(k::TaskLabel)},
+                             {k::TrackingStatus, agent.value(k::TrackingStatus)},
+                             {k::TrackingStatusDetail, agent.value(k::TrackingStatusDetail)}};
+                     });
         }});
     tools.append(Tool{
         t::Whoami,

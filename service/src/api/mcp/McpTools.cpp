@@ -218,15 +218,31 @@ QJsonArray Tools::list(const Caller &caller) const {
 
 Outcome Tools::checkArguments(const Tool &tool, const Caller &caller,
                               const QJsonObject &arguments) const {
-    const QJsonObject schema = schemaFor(tool, caller);
-    const QJsonObject properties = schema.value(QStringLiteral("properties")).toObject();
-    for (const QJsonValue &name : schema.value(QStringLiteral("required")).toArray()) {
-        if (!arguments.contains(name.toString()))
-            return Outcome::rpcError(rpc::InvalidParams,
-                                     QStringLiteral("%1: missing required argument '%2'")
-                                         .arg(tool.name, name.toString()));
+    // What schemaFor() lists, read without building it (this runs on every call).
+    QLatin1String acting;
+    if (caller.isUser() && tool.audience == Audience::Agent)
+        acting = k::AgentId;
+    else if (caller.isUser() && tool.audience == Audience::Boss)
+        acting = k::BossId;
+    if (!acting.isEmpty() && !arguments.contains(acting))
+        return Outcome::rpcError(
+            rpc::InvalidParams,
+            QStringLiteral("%1: missing required argument '%2'").arg(tool.name, acting));
+    for (const QString &name : tool.required) {
+        if (!arguments.contains(name))
+            return Outcome::rpcError(
+                rpc::InvalidParams,
+                QStringLiteral("%1: missing required argument '%2'").arg(tool.name, name));
     }
+    const QJsonObject &properties = tool.properties;
     for (auto it = arguments.begin(); it != arguments.end(); ++it) {
+        if (!acting.isEmpty() && it.key() == acting) {
+            if (!it->isString())
+                return Outcome::rpcError(rpc::InvalidParams,
+                                         QStringLiteral("%1: argument '%2' must be string, not %3")
+                                             .arg(tool.name, acting, jsonTypeName(*it)));
+            continue;
+        }
         const auto declared = properties.constFind(it.key());
         if (declared == properties.constEnd()) {
             if (tool.openArguments)

@@ -6,6 +6,7 @@
 
 #include "agents/AgentEvent.h"
 
+#include <QByteArray>
 #include <QJsonObject>
 #include <QObject>
 #include <QProcessEnvironment>
@@ -32,6 +33,11 @@ struct AgentLaunch {
     // running a tool, and where its commands may write.
     QString approvalPolicy;
     QString sandbox;
+    // Flotilla's MCP server for a CLI configured through its protocol (Codex's thread/start
+    // config): its URL and this process's token, held in memory and written only to the CLI's
+    // stdin. Empty: none. A CLI that reads a config file (Claude) has it in `arguments`.
+    QString mcpUrl;
+    QByteArray mcpToken;
     // The running cost total a resumed CLI starts from (Claude restores its session's last
     // `cost-state`): its turns' costs are what each adds to it.
     double resumedCostUsd = 0;

@@ -23,7 +23,6 @@ namespace c = wire::code;
 using Kind = AgentEvent::Kind;
 
 namespace {
-constexpr qint64 kRestartWindowMs = 60'000;
 // How long an interrupted turn may take to end before its process is ended instead.
 constexpr int kInterruptGraceMs = 5'000;
 
@@ -39,11 +38,6 @@ QString describeExit(int exitCode, int signal) {
                   : QStringLiteral("was killed by signal %1").arg(signal);
 }
 
-QString noRuntimeFor(const QString &provider, const ProviderRegistry &providers) {
-    return QStringLiteral("provider '%1' has no runtime in this flotillad; change the agent's "
-                          "provider (bulk/change-model) to one it runs: %2")
-        .arg(provider, providers.providerNames().join(QStringLiteral(" or ")));
-}
 } // namespace
 
 AgentRuntime::AgentRuntime(RuntimeConfig config, const ProviderRegistry &providers,
@@ -72,6 +66,12 @@ AgentRuntime::AgentRuntime(RuntimeConfig config, const ProviderRegistry &provide
 
 AgentRuntime::~AgentRuntime() {
     shutdown();
+}
+
+QString AgentRuntime::noRuntimeFor(const QString &provider) const {
+    return QStringLiteral("provider '%1' has no runtime in this flotillad; change the agent's "
+                          "provider (bulk/change-model) to one it runs: %2")
+        .arg(provider, m_providers.providerNames().join(QStringLiteral(" or ")));
 }
 
 AgentRuntime::Session &AgentRuntime::session(const QString &agentId) {
@@ -105,7 +105,7 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
     const Provider *provider = m_providers.find(agent->provider);
     if (!provider)
         return refuse(agentId, Error{ErrorKind::Unavailable, c::ProviderUnavailable,
-                                     noRuntimeFor(agent->provider, m_providers)});
+                                     noRuntimeFor(agent->provider)});
     if (const QString why = provider->unavailableReason(); !why.isEmpty())
         return refuse(agentId, Error{ErrorKind::Unavailable, c::CliUnavailable, why});
     // Over a budget: refused, and what is queued already stays queued.
@@ -187,111 +187,6 @@ void AgentRuntime::tryStartTurn(const QString &agentId) {
         m_agents.flush(); // the forgotten session is forgotten for a restart too
 }
 
-bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &update) {
-    const Agent *agent = m_agents.find(agentId);
-    if (!agent)
-        return false;
-    // The provider may have changed (changeModel) since the message was accepted.
-    const Provider *provider = m_providers.find(agent->provider);
-    if (!provider) {
-        failTurn(agentId, noRuntimeFor(agent->provider, m_providers));
-        s.queue.clear();
-        return false;
-    }
-    if (s.crashed) {
-        const qint64 now = m_clock.nowMs();
-        while (!s.crashRestarts.isEmpty() && now - s.crashRestarts.constFirst() > kRestartWindowMs)
-            s.crashRestarts.removeFirst();
-        if (s.crashRestarts.size() >= m_config.maxRestartsPerMinute) {
-            failTurn(agentId,
-                     QStringLiteral("%1 crashed %2 time(s) in the last minute; not "
-                                    "restarting it now. Try again in a minute.")
-                         .arg(provider->displayName(), QString::number(s.crashRestarts.size())));
-            s.queue.clear();
-            return false;
-        }
-        s.crashRestarts.append(now);
-        s.crashed = false;
-    }
-    LaunchRequest request;
-    request.cwd = agent->cwd;
-    request.resumeId = agent->sessionId;
-    request.model = agent->model;
-    const AgentShape shape = m_shaper.shapeFor(*agent);
-    request.systemPrompt = shape.instructions;
-    request.skillsDir = shape.skillsDir;
-    request.systemPromptFile = shape.instructionsFile;
-    request.allowedTools = shape.allowedTools;
-    request.disallowedTools = shape.disallowedTools;
-    request.askPermission = agent->permissionMode != QLatin1String("auto");
-    if (!provider->canResume(agent->cwd, agent->sessionId)) {
-        // The CLI was killed before it wrote the session (or someone removed it): resuming
-        // would fail the turn ("No conversation found"). Start afresh and say so.
-        qCWarning(lcAgents).noquote() << "agent" << agentId << "session" << agent->sessionId
-                                      << "not found on disk; starting a new session";
-        OutputChunk note;
-        note.isStreaming = true;
-        note.text = QStringLiteral("(The earlier conversation %1 was not found on disk; this "
-                                   "message starts a new one.)\n")
-                        .arg(agent->sessionId);
-        emitChunk(agentId, note);
-        request.resumeId.clear();
-        update.sessionId = QString();
-    }
-    request.environment = m_config.environment;
-    request.environment.insert(QStringLiteral("FLOTILLA_AGENT_ID"),
-                               agentId); // for report-task and hooks
-    // Its own credential, new for this process: it can act only as this agent. It goes to the
-    // process as a file, never as argv or environment text (AgentTokens.h).
-    m_tokens.revoke(s.token);
-    const AgentTokens::Issued issued = m_tokens.issue(agentId);
-    if (!issued.error.isEmpty()) {
-        s.token.clear();
-        failTurn(agentId, QStringLiteral("cannot write the agent's credential file %1: %2")
-                              .arg(issued.headerFile, issued.error));
-        s.queue.clear();
-        return false;
-    }
-    s.token = issued.token;
-    request.environment.remove(QStringLiteral("FLOTILLA_TOKEN"));
-    if (!issued.headerFile.isEmpty())
-        request.environment.insert(QLatin1String(kAuthHeaderFileEnv), issued.headerFile);
-    const AgentLaunch launch = provider->launch(request);
-    s.promptInUse = request.systemPrompt;
-    s.shapeInUse = shape;
-    s.modelInUse = request.model;
-    s.providerInUse = agent->provider;
-    s.respawnBeforeNextTurn = false;
-    s.cliName = provider->displayName();
-    s.process = provider->createProcess(this);
-    connectProcess(agentId, s, launch.program);
-    s.process->start(launch);
-    update.processStarted();
-    return true;
-}
-
-void AgentRuntime::connectProcess(const QString &agentId, Session &s, const QString &program) {
-    connect(s.process, &AgentProcess::agentEvent, this,
-            [this, agentId](const AgentEvent &e) { onEvent(agentId, e); });
-    connect(s.process, &AgentProcess::finished, this,
-            [this, agentId](int code, int signal, bool requested) {
-                onFinished(agentId, code, signal, requested);
-            });
-    connect(s.process, &AgentProcess::failedToStart, this,
-            [this, agentId, cli = s.cliName, program](const QString &why) {
-                failTurn(agentId,
-                         QStringLiteral("cannot start %1 (%2): %3").arg(cli, program, why));
-            });
-    // Remembered per process: an answer must not reach a later process that reuses the id.
-    connect(
-        s.process, &AgentProcess::permissionRequested, this,
-        [this, agentId](const QString &requestId, const QString &tool, const QJsonObject &input) {
-            const QString key = QString::number(++m_permissionSerial);
-            session(agentId).openPermissions.insert(key, requestId);
-            Q_EMIT permissionRequested(agentId, key, tool, input);
-        });
-}
-
 void AgentRuntime::onEvent(const QString &agentId, const AgentEvent &e) {
     Session &s = session(agentId);
     if (s.interrupting) {
@@ -370,6 +265,7 @@ void AgentRuntime::emitEventOutput(const QString &agentId, Session &s, const Age
         chunk.skill = s.toolSkills.value(e.toolUseId);
         chunk.toolOutput = e.toolOutput.left(m_config.maxToolOutputInEvent);
         chunk.hasToolOutput = true;
+        chunk.isError = e.isError;
         emitChunk(agentId, chunk);
         break;
     }

@@ -113,6 +113,7 @@ private:
     Status stopAgent(const QString &agentId, KeepProcess keep);
     void onInterruptTimeout(const QString &agentId);
     Error refuse(const QString &agentId, Error error);
+    QString noRuntimeFor(const QString &provider) const;
     // Starts the next queued turn if it can, then (re)considers the idle timer.
     void startNextTurn(const QString &agentId);
     void tryStartTurn(const QString &agentId);

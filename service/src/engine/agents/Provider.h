@@ -11,6 +11,7 @@
 #include "domain/ProviderCatalog.h"
 #include "history/SessionSource.h"
 
+#include <QByteArray>
 #include <QHash>
 #include <QProcessEnvironment>
 #include <QString>
@@ -35,9 +36,17 @@ struct LaunchRequest {
     // permissionMode "ask": a CLI that asks through its own protocol (Codex) is told to ask;
     // Claude asks through its hooks whatever this says (the service answers them).
     bool askPermission = true;
-    // The service's environment for agents, with FLOTILLA_URL, FLOTILLA_AGENT_ID and this
-    // process's own FLOTILLA_TOKEN.
+    // The service's environment for agents, with FLOTILLA_URL, FLOTILLA_AGENT_ID and
+    // FLOTILLA_AUTH_HEADER_FILE (its token is in that file, never in the environment).
     QProcessEnvironment environment;
+    // Flotilla's MCP server (POST /mcp, protocol/McpNames.h) for this process, with its own
+    // token: where it is (empty: no MCP server), the same as a standard mcpServers JSON file
+    // (0600, removed with the token; for a CLI that reads one: Claude's --mcp-config), and the
+    // token itself, for a CLI configured through its protocol (Codex's thread/start), which
+    // must keep it in memory: never on argv, in the environment or in a file of its own.
+    QString mcpUrl;
+    QString mcpConfigFile;
+    QByteArray mcpToken;
 };
 
 class Provider {

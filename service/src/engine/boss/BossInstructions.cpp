@@ -58,13 +58,19 @@ QString howToAnswer() {
         "{\"title\": \"<short title>\", \"tasks\": [{\"description\": \"<task>\", \"agentName\": "
         "\"<member>\"}]}\n"
         "```\n"
-        "- If nothing needs delegating, answer in plain text without blocks.\n");
+        "- If nothing needs delegating, answer in plain text without blocks.\n"
+        "- Preferred, when you have them: the tools of the flotilla MCP server do the same as "
+        "the blocks and answer at once with the outcome (Claude Code names them "
+        "mcp__flotilla__<tool>): list_team {}, spawn_agent {name, class?, cwd?, worktree?}, "
+        "delegate {agentId or agentName, task, reasoning?} and work_plan {title, description?, "
+        "tasks: [{description, agentName?}]}. Give each task one way, a tool call or a block, "
+        "never both.\n");
 }
 
 QString teamSection(const QList<Agent> &team) {
     if (team.isEmpty())
-        return QStringLiteral("Your team is empty: add a member with a spawn block before "
-                              "delegating.\n\n");
+        return QStringLiteral("Your team is empty: add a member (the spawn_agent tool or a spawn "
+                              "block) before delegating.\n\n");
     return QStringLiteral("Your team (%1 member%2):\n")
                .arg(team.size())
                .arg(team.size() == 1 ? QString() : QStringLiteral("s")) +
@@ -107,7 +113,9 @@ QString taskMessage(const QString &delegationId, const Agent &boss, const Agent 
            QStringLiteral(" from your boss \"%1\" (id %2)\n\n").arg(boss.name, boss.id) + task +
            QStringLiteral(
                "\n\nWhen you have finished, report to your boss through the Flotilla service "
-               "that runs you:\n"
+               "that runs you: call the report_task tool of the flotilla MCP server "
+               "(mcp__flotilla__report_task) with {\"summary\": \"<what you did and the "
+               "outcome>\", \"status\": \"completed\"}. If that tool is unavailable, run:\n"
                "curl -s -X POST \"$FLOTILLA_URL/api/agents/%1/report-task\" -H 'Content-Type: "
                "application/json' -H @\"$FLOTILLA_AUTH_HEADER_FILE\" -d '{\"summary\": \"<what "
                "you did and the outcome>\", \"status\": \"completed\"}'\n"

@@ -194,12 +194,24 @@ Result<Agent> AgentRegistry::patch(const QString &id, const AgentPatch &patch) {
         updated.skills = *patch.skills;
     if (patch.budget)
         updated.budget = *patch.budget;
-    if (updated == *it)
+    // Each side serialized once: comparing, diffing and writing all read these (toJson() is most
+    // of what a PATCH costs, and agents may call set_status many times a second).
+    const QJsonObject before = it->toJson();
+    QJsonObject after = updated.toJson();
+    if (after == before)
         return updated; // nothing changed: no write, no event
     updated.lastActivity = m_clock.nowMs();
-    if (Status e = persist({&updated}))
+    after.insert(wire::key::LastActivity, updated.lastActivity);
+    // An agent's own status line (what set_status and its PATCH change, possibly many times a
+    // second) is committed without its own fsync: it survives a crash of flotillad at once, and
+    // power loss from the next durable write on (storage/Transaction.h). Anything else is durable
+    // before the answer.
+    const bool statusOnly =
+        !patch.idleTimeoutSeconds && !patch.customInstructions && !patch.skills && !patch.budget;
+    if (Status e =
+            writeRows({{id, after}}, statusOnly ? Durability::ProcessCrash : Durability::PowerLoss))
         return *e;
-    const QJsonObject diff = Agent::changedFields(*it, updated);
+    const QJsonObject diff = Agent::changedFields(before, after);
     *it = updated;
     m_dirty.remove(id);
     invalidateCaches();
@@ -346,20 +358,29 @@ Status AgentRegistry::flush() {
     return e;
 }
 
-Status AgentRegistry::persist(const QList<const Agent *> &agents) {
-    if (agents.isEmpty())
+Status AgentRegistry::persist(const QList<const Agent *> &agents, Durability durability) {
+    QList<QPair<QString, QJsonObject>> rows;
+    rows.reserve(agents.size());
+    for (const Agent *a : agents)
+        rows.append({a->id, a->toJson()});
+    return writeRows(rows, durability);
+}
+
+Status AgentRegistry::writeRows(const QList<QPair<QString, QJsonObject>> &rows,
+                                Durability durability) {
+    if (rows.isEmpty())
         return std::nullopt;
-    Transaction tx(m_db);
+    Transaction tx(m_db, durability);
     if (!tx.isOpen())
         return Transaction::beginError();
     const qint64 now = m_clock.nowMs();
-    for (const Agent *a : agents) {
+    for (const auto &[id, json] : rows) {
         // Upsert keeps the rowid, so creation order survives updates.
         Status e =
             m_db.exec(QStringLiteral("INSERT INTO agents (id, data, updated_at) VALUES (?, ?, ?) "
                                      "ON CONFLICT(id) DO UPDATE SET data = excluded.data, "
                                      "updated_at = excluded.updated_at"),
-                      {a->id, QJsonDocument(a->toJson()).toJson(QJsonDocument::Compact), now});
+                      {id, QJsonDocument(json).toJson(QJsonDocument::Compact), now});
         if (e)
             return e;
     }

@@ -10,6 +10,7 @@
 #include "domain/ProviderCatalog.h"
 #include "domain/WorktreeHooks.h"
 #include "protocol/Agent.h"
+#include "storage/Transaction.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -98,7 +99,10 @@ Q_SIGNALS:
     void agentDeleted(const QString &id);
 
 private:
-    Status persist(const QList<const Agent *> &agents);
+    Status persist(const QList<const Agent *> &agents,
+                   Durability durability = Durability::PowerLoss);
+    // The same for rows serialized already: (id, toJson()).
+    Status writeRows(const QList<QPair<QString, QJsonObject>> &rows, Durability durability);
     void invalidateCaches();
     bool nameTaken(const QString &name, const QString &exceptId) const;
     Status checkCwd(const QString &cwd) const;

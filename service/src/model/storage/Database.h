@@ -5,9 +5,11 @@
 #include "base/Error.h"
 
 #include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QString>
 #include <QVariantList>
 
+#include <map>
 #include <memory>
 
 namespace flotilla {
@@ -46,14 +48,19 @@ private:
     bool beginTransaction();
     bool commitTransaction();
     bool rollbackTransaction();
+    // PRAGMA synchronous=FULL or NORMAL, outside a transaction (Transaction's Durability).
+    bool setFullSync(bool full);
     QString lastErrorText() const;
     Status openConnection();
     Status migrate();
     Status checkIntegrity();
     void close();
 
+    static constexpr qsizetype kMaxPrepared = 256;
+
     QString m_path;
     QString m_connectionName;
+    std::map<QString, std::unique_ptr<QSqlQuery>> m_prepared; // exec()'s statements, by SQL
 };
 
 } // namespace flotilla

@@ -12,6 +12,13 @@
 //         return m_db.commitError(QStringLiteral("cannot commit ...")); // and here
 //
 // Failures to begin, commit or roll back are logged under the storage category.
+//
+// Durability: a commit is acknowledged once it survives power loss (synchronous=FULL: the WAL is
+// fsynced), unless the writer asks for Durability::ProcessCrash: then the commit is written to the
+// WAL without its own fsync (synchronous=NORMAL for this transaction only). It still survives a
+// crash or kill of flotillad at once; it survives power loss from the next full commit on, whose
+// fsync covers the earlier frames too. Only data that is rewritten often and worth little once
+// stale may ask for it (an agent's self-reported status: AgentRegistry::patch).
 
 #include "base/Error.h"
 
@@ -21,10 +28,12 @@ namespace flotilla {
 
 class Database;
 
+enum class Durability { PowerLoss, ProcessCrash };
+
 class Transaction final {
     Q_DISABLE_COPY_MOVE(Transaction)
 public:
-    explicit Transaction(Database &db);
+    explicit Transaction(Database &db, Durability durability = Durability::PowerLoss);
     ~Transaction();
 
     // Whether the transaction began; one that did not has nothing to commit or roll back.
@@ -37,7 +46,10 @@ public:
     bool commit();
 
 private:
+    void restoreDurability();
+
     Database &m_db;
+    bool m_relaxed = false; // synchronous=NORMAL was set for this transaction
     bool m_open = false;
     bool m_commitFailed = false;
 };

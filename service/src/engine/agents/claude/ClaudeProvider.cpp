@@ -3,6 +3,7 @@
 #include "agents/claude/ClaudeEvents.h"
 #include "agents/claude/ClaudeProcess.h"
 #include "agents/claude/ClaudeSessions.h"
+#include "protocol/McpNames.h"
 #include "protocol/WireNames.h"
 
 #include <QFile>
@@ -81,9 +82,20 @@ AgentLaunch ClaudeProvider::launch(const LaunchRequest &request) const {
     launch.systemPromptFile = request.systemPromptFile;
     launch.arguments = arguments(launch);
     // The class's tool lists, in the CLI's own rule syntax (e.g. "Bash(git:*)").
-    if (!request.allowedTools.isEmpty())
-        launch.arguments << QStringLiteral("--allowedTools")
-                         << request.allowedTools.join(QLatin1Char(','));
+    QStringList allowed = request.allowedTools;
+    if (!request.mcpConfigFile.isEmpty()) {
+        // Flotilla's MCP server, from the token's private file (the token stays off argv), next
+        // to the user's own servers (no --strict-mcp-config). Its tools carry no more rights
+        // than the token, so they run without asking: `-p` denies an MCP tool that no rule
+        // allows. A rule naming the server allows all its tools (verified with 2.1.329:
+        // permission_decision {"decision":"accept","source":"config","reason_type":"rule"}).
+        launch.arguments << QStringLiteral("--mcp-config") << request.mcpConfigFile;
+        const QString serverRule = QStringLiteral("mcp__") + QString(wire::mcp::ServerName);
+        if (!allowed.contains(serverRule))
+            allowed << serverRule;
+    }
+    if (!allowed.isEmpty())
+        launch.arguments << QStringLiteral("--allowedTools") << allowed.join(QLatin1Char(','));
     if (!request.disallowedTools.isEmpty())
         launch.arguments << QStringLiteral("--disallowedTools")
                          << request.disallowedTools.join(QLatin1Char(','));

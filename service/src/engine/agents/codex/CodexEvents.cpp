@@ -87,6 +87,30 @@ AgentEvent toolResult(const QJsonObject &item, const QString &output, bool isErr
     return e;
 }
 
+// What an MCP tool answered, as the model reads it: its text parts (structured content and
+// other parts only when there is no text), or the call's error.
+QString mcpToolOutput(const QJsonObject &item) {
+    const QJsonObject result = item.value(QLatin1String("result")).toObject();
+    QStringList texts;
+    for (const QJsonValue &c : result.value(QLatin1String("content")).toArray()) {
+        const QJsonObject part = c.toObject();
+        if (str(part, QLatin1String("type")) == QLatin1String("text"))
+            texts << str(part, QLatin1String("text"));
+    }
+    if (!texts.isEmpty())
+        return texts.join(QLatin1Char('\n'));
+    QString error = str(obj(item, QLatin1String("error")), QLatin1String("message"));
+    if (!error.isEmpty())
+        return error;
+    const QJsonValue structured = result.value(QLatin1String("structuredContent"));
+    if (structured.isObject())
+        return QString::fromUtf8(
+            QJsonDocument(structured.toObject()).toJson(QJsonDocument::Compact));
+    return result.isEmpty()
+               ? QString()
+               : QString::fromUtf8(QJsonDocument(result).toJson(QJsonDocument::Compact));
+}
+
 QList<AgentEvent> itemEvents(bool started, const QJsonObject &item, TurnState *state) {
     const QString type = str(item, QLatin1String("type"));
     const QString status = str(item, QLatin1String("status"));
@@ -106,6 +130,20 @@ QList<AgentEvent> itemEvents(bool started, const QJsonObject &item, TurnState *s
             status != QLatin1String("completed") || (exit.isDouble() && exit.toInt() != 0);
         return {toolResult(item, output, failed)};
     }
+    if (type == QLatin1String(kMcpToolCall)) {
+        if (started) {
+            // Named as Claude names it (mcp__<server>__<tool>), so both CLIs' calls of one
+            // server's tool read alike in transcripts, tool history and permission rules.
+            AgentEvent e = toolUse(item, "", item.value(QLatin1String("arguments")).toObject());
+            e.toolName =
+                mcpToolName(str(item, QLatin1String("server")), str(item, QLatin1String("tool")));
+            return {e};
+        }
+        const bool failed =
+            status != QLatin1String("completed") ||
+            item.value(QLatin1String("result")).toObject().value(QLatin1String("isError")).toBool();
+        return {toolResult(item, mcpToolOutput(item), failed)};
+    }
     if (type == QLatin1String(kFileChangeTool)) {
         if (started)
             return {toolUse(item, kFileChangeTool, fileChangeInput(item))};
@@ -118,6 +156,10 @@ QList<AgentEvent> itemEvents(bool started, const QJsonObject &item, TurnState *s
 }
 
 } // namespace
+
+QString mcpToolName(const QString &server, const QString &tool) {
+    return QStringLiteral("mcp__%1__%2").arg(server, tool);
+}
 
 Message parseLine(const QByteArray &text) {
     Message m;

@@ -51,6 +51,10 @@ struct TurnState {
 // Tool names of Codex's items in output chunks and tool history.
 inline constexpr char kCommandTool[] = "commandExecution";
 inline constexpr char kFileChangeTool[] = "fileChange";
+// The item type of an MCP tool call; its tool name is mcpToolName(server, tool).
+inline constexpr char kMcpToolCall[] = "mcpToolCall";
+// "mcp__<server>__<tool>": how Claude Code names an MCP tool, and so how both CLIs' calls show.
+QString mcpToolName(const QString &server, const QString &tool);
 
 // The events one server notification means (often none). `state` carries the turn's text,
 // errors and usage from one notification to the next.

@@ -2,6 +2,7 @@
 
 #include "agents/LineProcess.h"
 #include "base/Logging.h"
+#include "protocol/McpNames.h"
 
 #include <QJsonArray>
 
@@ -50,9 +51,11 @@ void CodexProcess::openThread(bool resume) {
                        {QStringLiteral("sandbox"), m_launch.sandbox}};
     // Commands must reach the service on loopback (report-task, notify), as a Claude agent's do:
     // Codex's workspace-write sandbox has no network otherwise.
-    params.insert(QStringLiteral("config"),
-                  QJsonObject{{QStringLiteral("sandbox_workspace_write"),
-                               QJsonObject{{QStringLiteral("network_access"), true}}}});
+    QJsonObject config{{QStringLiteral("sandbox_workspace_write"),
+                        QJsonObject{{QStringLiteral("network_access"), true}}}};
+    if (!m_launch.mcpUrl.isEmpty())
+        config.insert(QStringLiteral("mcp_servers"), mcpServers());
+    params.insert(QStringLiteral("config"), config);
     if (!m_launch.model.isEmpty())
         params.insert(QStringLiteral("model"), m_launch.model);
     if (!m_launch.systemPrompt.isEmpty())
@@ -63,6 +66,21 @@ void CodexProcess::openThread(bool resume) {
     } else {
         send(QStringLiteral("thread/start"), params);
     }
+}
+
+// Flotilla's MCP server for this thread only, as thread/start's (and thread/resume's) config
+// override, merged with the user's own servers of config.toml (both start): nothing is written
+// there, and the token is on the app-server's stdin only (verified with 0.169.0: not in argv, the
+// environment, or any file under its home, the rollout included). Its tools carry no more rights
+// than the token, so they run without an approval in any policy (default_tools_approval_mode,
+// honoured per thread).
+QJsonObject CodexProcess::mcpServers() const {
+    const QJsonObject server{
+        {QStringLiteral("url"), m_launch.mcpUrl},
+        {QStringLiteral("http_headers"),
+         QJsonObject{{QStringLiteral("X-Auth-Token"), QString::fromLatin1(m_launch.mcpToken)}}},
+        {QStringLiteral("default_tools_approval_mode"), QStringLiteral("approve")}};
+    return {{QString(wire::mcp::ServerName), server}};
 }
 
 void CodexProcess::sendUserMessage(const QString &text) {
@@ -187,6 +205,8 @@ void CodexProcess::onLine(const QByteArray &line) {
                            .toString();
         else if (m.method == QLatin1String("turn/completed"))
             m_turnId.clear(); // nothing left to interrupt
+        else if (m.method == QLatin1String("mcpServer/startupStatus/updated"))
+            return onMcpStartup(m.params);
         // A usage report of another turn than the running one (a resumed thread restates its
         // last turn's) still shows the context in use, but is not this turn's usage.
         codex::TurnState other;
@@ -210,6 +230,18 @@ void CodexProcess::onLine(const QByteArray &line) {
                                 << "bytes";
         return;
     }
+}
+
+// An MCP server that does not start (Flotilla's unreachable, a token refused, one of the user's
+// own servers broken) leaves its tools out of the turns; the agent works on without them, as
+// Codex does (verified with 0.169.0), so it is only logged.
+void CodexProcess::onMcpStartup(const QJsonObject &params) {
+    if (params.value(QLatin1String("status")).toString() != QLatin1String("failed"))
+        return;
+    qCWarning(lcAgents).noquote() << "codex MCP server"
+                                  << params.value(QLatin1String("name")).toString()
+                                  << "failed to start:"
+                                  << params.value(QLatin1String("error")).toString().left(500);
 }
 
 void CodexProcess::onResponse(const codex::Message &m) {

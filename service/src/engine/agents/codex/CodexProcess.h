@@ -2,9 +2,10 @@
 // One `codex app-server` per agent: a long-lived process that keeps the agent's thread. The
 // handshake (initialize, initialized), then thread/start (or thread/resume with the stored
 // thread id) with the working directory, model, global prompt (developerInstructions), approval
-// policy and sandbox; each user message is a turn/start. Notifications become AgentEvents
-// (CodexEvents.h); approval requests of the server become permissionRequested() and are answered
-// through answerPermission(). The process, its group and its pipes are LineProcess's.
+// policy, sandbox and Flotilla's MCP server; each user message is a turn/start. Notifications
+// become AgentEvents (CodexEvents.h); approval requests of the server become permissionRequested()
+// and are answered through answerPermission(). The process, its group and its pipes are
+// LineProcess's.
 
 #include "agents/AgentProcess.h"
 #include "agents/codex/CodexEvents.h"
@@ -41,6 +42,8 @@ private:
     void onServerRequest(const codex::Message &m);
     int send(const QString &method, const QJsonObject &params);
     void openThread(bool resume);
+    QJsonObject mcpServers() const;
+    void onMcpStartup(const QJsonObject &params);
     void startTurn(const QString &text);
     // A turn that cannot start or run: the runtime waits for its end, so it gets one.
     void failTurn(const QString &why);

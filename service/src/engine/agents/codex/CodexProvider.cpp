@@ -48,6 +48,9 @@ AgentLaunch CodexProvider::launch(const LaunchRequest &request) const {
     launch.model = request.model;
     launch.systemPrompt = request.systemPrompt;
     launch.skillsDir = request.skillsDir;
+    // Flotilla's MCP server goes into thread/start's config, its token only over stdin.
+    launch.mcpUrl = request.mcpUrl;
+    launch.mcpToken = request.mcpToken;
     // Every command and edit outside Codex's own read-only set asks, through the service's
     // permission flow, in both modes: "ask" agents' requests reach the user, "auto" agents' are
     // approved at once by the service, after the checks that apply in any mode (standing deny
