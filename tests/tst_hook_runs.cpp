@@ -381,7 +381,8 @@ private Q_SLOTS:
         // The rig is shared: a failing row must not leave its hook to the next ones.
         const auto removeHook = qScopeGuard([&rig, &id] { rig.http.del(hookUrl(rig, id)); });
         QVERIFY(rig.createAgent(QStringLiteral("t-%1").arg(signal)).status == 201);
-        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(pidFile), 5000);
+        // The shell creates the file before echo writes into it: wait for its content.
+        QTRY_VERIFY_WITH_TIMEOUT(!readAll(pidFile).trimmed().isEmpty(), 5000);
         const qint64 pgid = readAll(pidFile).trimmed().toLongLong();
         QVERIFY(pgid > 1);
         // That the group lived until the timeout is the run's duration below (checking it alive
@@ -405,11 +406,14 @@ private Q_SLOTS:
         int most = 0;
         int started = 0;
         QObject context;
-        connect(&runner, &HookRunner::runStarted, &context, [&] {
+        QStringList ids;
+        // Only this row's hooks count: a run an earlier row left behind may still be ending.
+        connect(&runner, &HookRunner::runStarted, &context, [&](const QString &hookId) {
+            if (!ids.contains(hookId))
+                return;
             ++started;
             most = std::max(most, runner.runningCount());
         });
-        QStringList ids;
         for (int i = 0; i < 6; ++i)
             ids << str(addHook(rig, hookOn(QStringLiteral("agent_created"),
                                            QStringLiteral("slow %1").arg(i),
