@@ -59,9 +59,9 @@ QString mcpToolSummary(const McpToolName &name, const QJsonObject &arguments) {
             return arg(arguments, k::Name_);
     }
     // QJsonObject keeps its keys sorted: "first" is the first by name.
-    for (auto it = arguments.begin(); it != arguments.end(); ++it) {
-        if (it->isString() && !it->toString().isEmpty())
-            return it->toString();
+    for (const QJsonValue &value : arguments) {
+        if (value.isString() && !value.toString().isEmpty())
+            return value.toString();
     }
     return {};
 }

@@ -29,7 +29,7 @@ QString Sessions::open(const Caller &caller, const QString &protocolVersion) {
     // request), but guessing one must not let a caller into someone else's session either.
     quint32 words[4];
     QRandomGenerator::system()->fillRange(words);
-    const QString id = QString::fromLatin1(
+    QString id = QString::fromLatin1(
         QByteArray(reinterpret_cast<const char *>(words), sizeof words).toHex());
     m_sessions.insert(id, Session{id, caller, protocolVersion, m_clock.nowMs()});
     return id;
