@@ -18,16 +18,7 @@ if [ -z "$pinned" ]; then
   exit 1
 fi
 
-if ! command -v npm >/dev/null 2>&1; then
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-  fi
-  echo "$tag: npm missing, installing nodejs and npm"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends nodejs npm
-fi
+"$(dirname "$0")/ensure-npm.sh" "$tag"
 
 installed_version() { # empty when missing or broken
   if [ -f "$installed_json" ]; then

@@ -36,16 +36,7 @@ if [ "$current" = "$pinned" ]; then
   exit 0
 fi
 
-if ! command -v npm >/dev/null 2>&1; then
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-  fi
-  echo "$tag: npm missing, installing nodejs and npm"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends nodejs npm
-fi
+"$(dirname "$0")/ensure-npm.sh" "$tag"
 
 echo "$tag: installing $label $pinned (found: ${current:-none})"
 cd "$dir"
