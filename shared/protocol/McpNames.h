@@ -89,10 +89,4 @@ inline constexpr Name CustomInstructions{"customInstructions"};
 inline constexpr Name Worktree{"worktree"};
 } // namespace arg
 
-// The tools an agent's CLI may call without asking (they carry no more rights than its token).
-inline constexpr Name kAgentTools[] = {tool::ReportTask,   tool::Notify,        tool::SetStatus,
-                                       tool::Whoami,       tool::ListBuildings, tool::BuildingLogs,
-                                       tool::ListTeam,     tool::SpawnAgent,    tool::Delegate,
-                                       tool::AgentHistory, tool::StopAgent,     tool::WorkPlan};
-
 } // namespace flotilla::wire::mcp
