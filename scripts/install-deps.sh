@@ -12,6 +12,7 @@ packages=(
   xvfb xauth
   wrk procps time curl dpkg-dev
   openssh-client openssh-server
+  bubblewrap socat
   chromium chromium-driver python3-selenium openssl
   qtkeychain-qt6-dev
   lintian systemd appstream desktop-file-utils fakeroot

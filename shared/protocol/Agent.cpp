@@ -1,5 +1,6 @@
 #include "protocol/Agent.h"
 
+#include "protocol/SandboxNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
@@ -48,6 +49,7 @@ QJsonObject Agent::toJson() const {
         {k::AreaId, nullable(areaId)},
         {k::LastError, nullable(lastError)},
         {wire::worktree::key::Worktree, worktree.toJson()},
+        {wire::sandbox::key::Sandbox, sandbox.toJson()},
         {uk::IdleTimeoutSeconds,
          idleTimeoutSeconds < 0 ? QJsonValue() : QJsonValue(idleTimeoutSeconds)},
         {uk::Usage, usage.toJson()},
@@ -105,6 +107,7 @@ bool Agent::fromJson(const QJsonObject &json, Agent *out) {
     a.areaId = json.value(k::AreaId).toString();
     a.lastError = json.value(k::LastError).toString();
     a.worktree = AgentWorktree::fromJson(json.value(wire::worktree::key::Worktree));
+    a.sandbox = AgentSandbox::fromJson(json.value(wire::sandbox::key::Sandbox));
     const QJsonValue idle = json.value(uk::IdleTimeoutSeconds);
     a.idleTimeoutSeconds = idle.isDouble() ? qMax(0, idle.toInt()) : -1;
     a.usage = UsageTotals::fromJson(json.value(uk::Usage).toObject());

@@ -1,6 +1,7 @@
 #pragma once
 // The agent resource as it travels on the wire and as the service stores it.
 
+#include "protocol/AgentSandbox.h"
 #include "protocol/AgentWorktree.h"
 #include "protocol/Usage.h"
 
@@ -38,6 +39,7 @@ struct Agent {
     QString lastError;                             // empty means JSON null
     QString permissionMode{QStringLiteral("ask")}; // "ask" or "auto" (PermissionNames.h)
     AgentWorktree worktree;                        // the agent's own git worktree; unset: JSON null
+    AgentSandbox sandbox; // what confines its processes; unset: JSON null (the service's default)
     // Seconds without work after which the agent's CLI process is ended (its session kept);
     // -1 means JSON null: the service's --idle-timeout; 0: never.
     int idleTimeoutSeconds = -1;

@@ -13,6 +13,8 @@ QProcessEnvironment hermeticEnv(const QString &home) {
     env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
     env.remove(QStringLiteral("AUTH_TOKEN"));
     env.remove(QStringLiteral("FLOTILLA_PORT"));
+    // As TestService: agents unconfined unless a suite asks for a sandbox.
+    env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
     return env;
 }
 

@@ -6,6 +6,10 @@ TestService::TestService(const std::function<void(ServerConfig &)> &tweak) {
     m_config.host = QHostAddress(QHostAddress::LocalHost);
     m_config.port = 0;
     m_config.dataDir = m_data.path() + QStringLiteral("/data");
+    // Suites run agents unconfined unless they ask (tst_sandbox_agents does): a sandbox is the
+    // default for auto agents wherever bubblewrap works, which would change what every agent
+    // suite tests.
+    m_config.sandboxDefault = QStringLiteral("off");
     if (tweak)
         tweak(m_config);
 }

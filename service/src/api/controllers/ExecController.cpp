@@ -119,11 +119,13 @@ ExecLimits execLimits(EventHub &hub) {
 
 } // namespace
 
-ExecController::ExecController(AgentRegistry &agents, SecretStore &secrets, EventHub &hub,
-                               Clock clock, ExecService::CredentialSource credentials)
+ExecController::ExecController(AgentRegistry &agents, SecretStore &secrets,
+                               const SandboxPolicy &sandbox, EventHub &hub, Clock clock,
+                               ExecService::CredentialSource credentials)
     : m_agents(agents)
     , m_secrets(secrets)
-    , m_exec(agents, m_secrets, std::move(clock), execLimits(hub), std::move(credentials)) {
+    , m_exec(agents, m_secrets, sandbox, std::move(clock), execLimits(hub),
+             std::move(credentials)) {
     wireEvents(hub);
 }
 

@@ -11,14 +11,15 @@ namespace flotilla {
 class AgentRegistry;
 class EventHub;
 class HttpServer;
+class SandboxPolicy;
 
 class ExecController final {
     Q_DISABLE_COPY_MOVE(ExecController)
 public:
     // `credentials`: the service token and the agents' live tokens (exec masks them like
     // secrets).
-    ExecController(AgentRegistry &agents, SecretStore &secrets, EventHub &hub, Clock clock,
-                   ExecService::CredentialSource credentials);
+    ExecController(AgentRegistry &agents, SecretStore &secrets, const SandboxPolicy &sandbox,
+                   EventHub &hub, Clock clock, ExecService::CredentialSource credentials);
     ~ExecController();
 
     void registerRoutes(HttpServer &http);

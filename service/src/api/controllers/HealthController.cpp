@@ -1,6 +1,7 @@
 #include "controllers/HealthController.h"
 
 #include "http/HttpServer.h"
+#include "protocol/SandboxNames.h"
 #include "protocol/WireNames.h"
 #include "storage/StartupReport.h"
 
@@ -10,9 +11,11 @@ namespace flotilla {
 
 namespace k = wire::key;
 
-HealthController::HealthController(const StartupReport &report, bool authRequired)
+HealthController::HealthController(const StartupReport &report, bool authRequired,
+                                   QJsonObject sandbox)
     : m_report(report)
-    , m_authRequired(authRequired) {
+    , m_authRequired(authRequired)
+    , m_sandbox(std::move(sandbox)) {
 }
 
 void HealthController::registerRoutes(HttpServer &http) {
@@ -30,6 +33,8 @@ Reply HealthController::health(const ApiRequest &r) const {
     // Details of what start-up repaired only for an authenticated caller.
     if (r.authenticated)
         o.insert(k::Warnings, QJsonArray::fromStringList(m_report.warnings()));
+    if (r.authenticated && !m_sandbox.isEmpty())
+        o.insert(wire::sandbox::key::Sandbox, m_sandbox);
     return Reply::json(o);
 }
 

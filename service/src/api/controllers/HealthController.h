@@ -3,6 +3,8 @@
 
 #include "http/ApiTypes.h"
 
+#include <QJsonObject>
+
 namespace flotilla {
 
 class HttpServer;
@@ -11,7 +13,9 @@ class StartupReport;
 class HealthController final {
     Q_DISABLE_COPY_MOVE(HealthController)
 public:
-    HealthController(const StartupReport &report, bool authRequired);
+    // `sandbox`: what the start-up probe found (sandbox/SandboxPolicy.h), for authenticated
+    // callers.
+    HealthController(const StartupReport &report, bool authRequired, QJsonObject sandbox = {});
 
     void registerRoutes(HttpServer &http);
 
@@ -20,6 +24,7 @@ private:
 
     const StartupReport &m_report;
     bool m_authRequired;
+    QJsonObject m_sandbox;
 };
 
 } // namespace flotilla

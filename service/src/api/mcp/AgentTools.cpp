@@ -7,6 +7,7 @@
 #include "mcp/ToolSchema.h"
 #include "protocol/BossNames.h"
 #include "protocol/McpNames.h"
+#include "protocol/SandboxNames.h"
 #include "protocol/WireNames.h"
 
 #include <QJsonArray>
@@ -278,7 +279,10 @@ QList<Tool> bossTools(const ToolKit &kit) {
             {a::Skills, stringArray(QStringLiteral("Skill slugs to give it"))},
             {a::CustomInstructions, string(QStringLiteral("Standing instructions (markdown)"))},
             {a::Worktree, typed("object", QStringLiteral("{branch?, base?}: its own git "
-                                                         "worktree"))}},
+                                                         "worktree"))},
+            {wire::sandbox::key::Sandbox,
+             typed("object", QStringLiteral("{mode: off|workspace, writable?, hidden?}: its "
+                                            "sandbox (a sandboxed boss's members get its own)"))}},
         {k::Name_},
         Audience::Boss,
         false,

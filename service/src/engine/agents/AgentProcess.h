@@ -5,6 +5,7 @@
 // AgentEvents back.
 
 #include "agents/AgentEvent.h"
+#include "base/Sandbox.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -41,6 +42,14 @@ struct AgentLaunch {
     // The running cost total a resumed CLI starts from (Claude restores its session's last
     // `cost-state`): its turns' costs are what each adds to it.
     double resumedCostUsd = 0;
+    // Inside the service's sandbox (LaunchRequest::sandboxed): the CLI's own sandbox stands down.
+    bool sandboxed = false;
+    // What the CLI writes besides the agent's directory (its sessions and state): writable in
+    // the sandbox.
+    QStringList stateDirs;
+    // How the process starts, decided by the runtime from the above (program, arguments, cwd and
+    // environment, perhaps inside bwrap): what AgentProcess::start hands its LineProcess.
+    LaunchPlan plan;
 };
 
 class AgentProcess : public QObject {

@@ -10,6 +10,7 @@
 #include "domain/ToolHistory.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
+#include "sandbox/SandboxPolicy.h"
 #include "security/AgentTokens.h"
 
 #include <QFileInfo>
@@ -42,7 +43,8 @@ QString describeExit(int exitCode, int signal) {
 
 AgentRuntime::AgentRuntime(RuntimeConfig config, const ProviderRegistry &providers,
                            AgentRegistry &agents, AgentShaper &shaper, ToolHistory &tools,
-                           AgentTokens &tokens, Clock clock, QObject *parent)
+                           AgentTokens &tokens, const SandboxPolicy &sandbox, Clock clock,
+                           QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
     , m_providers(providers)
@@ -50,6 +52,7 @@ AgentRuntime::AgentRuntime(RuntimeConfig config, const ProviderRegistry &provide
     , m_shaper(shaper)
     , m_tools(tools)
     , m_tokens(tokens)
+    , m_sandbox(sandbox)
     , m_clock(std::move(clock)) {
     connect(&m_agents, &AgentRegistry::agentDeleted, this, [this](const QString &id) {
         if (auto s = m_sessions.take(id))
@@ -108,6 +111,10 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
                                      noRuntimeFor(agent->provider)});
     if (const QString why = provider->unavailableReason(); !why.isEmpty())
         return refuse(agentId, Error{ErrorKind::Unavailable, c::CliUnavailable, why});
+    // Its sandbox cannot start here (bwrap gone, namespaces off since it was created): refused
+    // with the reason, never run unconfined.
+    if (Status e = m_sandbox.check(*agent))
+        return refuse(agentId, *e);
     // Over a budget: refused, and what is queued already stays queued.
     if (m_config.admit) {
         if (Status refusal = m_config.admit(agentId)) {
@@ -123,6 +130,10 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
         return int(s.queue.size());
     startNextTurn(agentId);
     return 0;
+}
+
+AgentSandbox AgentRuntime::sandboxOf(const Agent &agent) const {
+    return m_sandbox.effective(agent);
 }
 
 Error AgentRuntime::refuse(const QString &agentId, Error error) {
@@ -156,6 +167,9 @@ void AgentRuntime::tryStartTurn(const QString &agentId) {
         const Agent *agent = m_agents.find(agentId);
         const AgentShape shape = agent ? m_shaper.shapeFor(*agent) : s.shapeInUse;
         if (shape.instructions != s.promptInUse || !shape.sameLaunch(s.shapeInUse))
+            s.respawnBeforeNextTurn = true;
+        // A changed sandbox (PATCH, permission mode, default) needs a new process.
+        if (agent && m_sandbox.effective(*agent) != s.sandboxInUse)
             s.respawnBeforeNextTurn = true;
         if (s.respawnBeforeNextTurn && agent && agent->provider == s.providerInUse &&
             shape.sameLaunch(s.shapeInUse) &&

@@ -12,6 +12,7 @@
 
 #include "base/Clock.h"
 #include "base/Error.h"
+#include "protocol/AgentSandbox.h"
 #include "protocol/OutputChunk.h"
 #include "protocol/Usage.h"
 
@@ -33,6 +34,7 @@ class AgentTokens;
 class ProviderRegistry;
 class AgentShaper;
 class ToolHistory;
+class SandboxPolicy;
 
 struct RuntimeConfig {
     QProcessEnvironment environment;
@@ -57,8 +59,8 @@ class AgentRuntime final : public QObject {
     Q_DISABLE_COPY_MOVE(AgentRuntime)
 public:
     AgentRuntime(RuntimeConfig config, const ProviderRegistry &providers, AgentRegistry &agents,
-                 AgentShaper &shaper, ToolHistory &tools, AgentTokens &tokens, Clock clock,
-                 QObject *parent = nullptr);
+                 AgentShaper &shaper, ToolHistory &tools, AgentTokens &tokens,
+                 const SandboxPolicy &sandbox, Clock clock, QObject *parent = nullptr);
     ~AgentRuntime() override;
 
     // Starts a turn or queues the message. Returns its place in the queue (0: started now).
@@ -72,6 +74,8 @@ public:
                           const QString &reason);
     // Ends every agent process (service shutdown).
     void shutdown();
+    // The sandbox the agent's processes run in (its own, or the service's default).
+    AgentSandbox sandboxOf(const Agent &agent) const;
     // Runs the agent's queue if it was held by admit() and admit() now lets it.
     void resumeQueue(const QString &agentId);
     // Agents whose queued messages admit() holds.
@@ -141,6 +145,7 @@ private:
     AgentShaper &m_shaper;
     ToolHistory &m_tools;
     AgentTokens &m_tokens;
+    const SandboxPolicy &m_sandbox;
     Clock m_clock;
     QHash<QString, std::shared_ptr<Session>> m_sessions;
     quint64 m_permissionSerial = 0;

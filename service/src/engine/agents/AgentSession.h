@@ -5,6 +5,7 @@
 #include "agents/AgentProcess.h"
 #include "agents/AgentRuntime.h"
 #include "agents/AgentShaper.h"
+#include "protocol/AgentSandbox.h"
 
 #include <QHash>
 #include <QList>
@@ -30,6 +31,7 @@ struct AgentRuntime::Session {
     QString promptInUse;
     AgentShape shapeInUse; // what the running process was started with
     QString modelInUse;
+    AgentSandbox sandboxInUse; // the effective sandbox the running process was started in
     QString pendingText;
     QTimer flushTimer;
     QHash<QString, QString> toolNames;  // tool_use id -> tool name, to label results

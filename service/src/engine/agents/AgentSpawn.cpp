@@ -12,6 +12,7 @@
 #include "base/Logging.h"
 #include "domain/AgentRegistry.h"
 #include "protocol/McpNames.h"
+#include "sandbox/SandboxPolicy.h"
 #include "security/AgentTokens.h"
 
 namespace flotilla {
@@ -98,7 +99,25 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     request.mcpUrl = mcpUrl;
     request.mcpConfigFile = issued.mcpConfigFile;
     request.mcpToken = mcpUrl.isEmpty() ? QByteArray() : issued.token;
-    const AgentLaunch launch = provider->launch(request);
+    const AgentSandbox sandbox = m_sandbox.effective(*agent);
+    request.sandboxed = sandbox.confines();
+    AgentLaunch launch = provider->launch(request);
+    // Where it runs: as is, or confined to its directory with the files it reads from the
+    // service's hidden data directory bound in read-only (base/Sandbox.h).
+    const SandboxSpec spec = m_sandbox.specFor(
+        *agent, SandboxUse::Cli, launch.stateDirs,
+        {issued.headerFile, issued.mcpConfigFile, shape.skillsDir, shape.instructionsFile});
+    auto plan = m_sandbox.launcher().plan(
+        ProcessSpec{launch.program, launch.arguments, launch.cwd, launch.environment, spec});
+    if (!plan) {
+        m_tokens.revoke(s.token);
+        s.token.clear();
+        failTurn(agentId, plan.error().message);
+        s.queue.clear();
+        return false;
+    }
+    launch.plan = std::move(plan).value();
+    s.sandboxInUse = sandbox;
     s.promptInUse = request.systemPrompt;
     s.shapeInUse = shape;
     s.modelInUse = request.model;

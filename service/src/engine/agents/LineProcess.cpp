@@ -2,12 +2,12 @@
 
 #include "base/ChildProcess.h"
 #include "base/Logging.h"
+#include "base/Sandbox.h"
 
 #include <QProcess>
 #include <QTimer>
 
 #include <csignal>
-#include <unistd.h>
 
 namespace flotilla {
 
@@ -23,16 +23,12 @@ LineProcess::~LineProcess() {
     }
 }
 
-void LineProcess::start(const QString &program, const QStringList &arguments, const QString &cwd,
-                        const QProcessEnvironment &environment) {
+void LineProcess::start(const LaunchPlan &plan) {
     m_process = new QProcess(this);
-    m_process->setProgram(program);
-    m_process->setArguments(arguments);
-    m_process->setWorkingDirectory(cwd);
-    m_process->setProcessEnvironment(environment);
+    m_sandboxed = plan.sandboxed;
     // Own group (a stop reaches the tool commands too), no orphan if flotillad dies, the
     // user's umask for the files the agent writes.
-    m_process->setChildProcessModifier(&prepareChildProcess);
+    applyLaunchPlan(*m_process, plan);
     connect(m_process, &QProcess::readyReadStandardOutput, this, &LineProcess::onStdout);
     connect(m_process, &QProcess::readyReadStandardError, this, &LineProcess::onStderr);
     connect(m_process, &QProcess::started, this, [this] { m_pgid = m_process->processId(); });
@@ -48,9 +44,10 @@ void LineProcess::start(const QString &program, const QStringList &arguments, co
         }
         // The group may outlive its leader (a tool command still running): end it.
         killGroup(SIGKILL);
-        // On a crash exit Qt reports the terminating signal as the code (waitid's si_status).
-        const bool normal = status == QProcess::NormalExit;
-        Q_EMIT finished(normal ? code : -1, normal ? 0 : code, m_stopRequested);
+        // A crash exit's code is the signal (waitid's si_status); bwrap reports its command's
+        // signal N as the code 128+N.
+        const ChildExit exit = decodeExit(m_sandboxed, code, int(status));
+        Q_EMIT finished(exit.exitCode.value_or(-1), exit.signal.value_or(0), m_stopRequested);
     });
     m_process->start(QIODevice::ReadWrite);
 }
@@ -81,7 +78,7 @@ void LineProcess::stop(int graceMs) {
 
 void LineProcess::killGroup(int signal) {
     if (m_pgid > 0)
-        ::kill(pid_t(-m_pgid), signal);
+        signalLaunched(m_pgid, m_sandboxed, signal);
 }
 
 void LineProcess::onStdout() {

@@ -13,6 +13,8 @@ class QProcess;
 
 namespace flotilla {
 
+struct LaunchPlan;
+
 class LineProcess final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(LineProcess)
@@ -23,12 +25,13 @@ public:
     explicit LineProcess(QObject *parent = nullptr);
     ~LineProcess() override; // kills the whole group
 
-    void start(const QString &program, const QStringList &arguments, const QString &cwd,
-               const QProcessEnvironment &environment);
+    // The plan as the launcher made it (base/Sandbox.h): the CLI as is, or inside bwrap.
+    void start(const LaunchPlan &plan);
     bool isRunning() const;
     qint64 pid() const;
     void write(const QByteArray &line);
-    // SIGTERM to the group, SIGKILL after `graceMs`. finished() follows.
+    // SIGTERM to the group (in a sandbox: to the CLI's session inside it), SIGKILL after
+    // `graceMs`. finished() follows.
     void stop(int graceMs);
     QString stderrTail() const { return QString::fromUtf8(m_stderr); }
 
@@ -52,6 +55,7 @@ private:
     bool m_skippingLongLine = false;
     bool m_stopRequested = false;
     qint64 m_pgid = 0;
+    bool m_sandboxed = false;
 };
 
 } // namespace flotilla

@@ -47,6 +47,10 @@ struct LaunchRequest {
     QString mcpUrl;
     QString mcpConfigFile;
     QByteArray mcpToken;
+    // The process runs inside the service's sandbox (base/Sandbox.h): a CLI with a sandbox of its
+    // own turns it off (nested, it cannot start as root, and ours already confines it) and says
+    // which directories it writes (AgentLaunch::stateDirs).
+    bool sandboxed = false;
 };
 
 class Provider {

@@ -41,7 +41,7 @@ BossService::BossService(AgentRegistry &agents, AgentRuntime &runtime, Database 
     , m_clock(std::move(clock))
     , m_delegations(db, m_clock)
     , m_plans(db, m_publish, m_clock)
-    , m_team(agents, m_publish)
+    , m_team(agents, m_publish, [&runtime](const Agent &agent) { return runtime.sandboxOf(agent); })
     , m_turns(agents, runtime) {
     connect(&m_turns, &TurnTracker::started, this, &BossService::onStarted);
     connect(&m_turns, &TurnTracker::output, this, &BossService::onOutput);

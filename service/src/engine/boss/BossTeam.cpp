@@ -4,6 +4,9 @@
 #include "domain/AgentRegistry.h"
 #include "domain/AgentValidation.h"
 #include "protocol/BossNames.h"
+#include "protocol/SandboxNames.h"
+
+#include <QFileInfo>
 
 #include <QJsonArray>
 
@@ -33,10 +36,11 @@ struct ApplyingGuard {
 };
 } // namespace
 
-BossTeam::BossTeam(AgentRegistry &agents, Publish publish, QObject *parent)
+BossTeam::BossTeam(AgentRegistry &agents, Publish publish, SandboxOf sandboxOf, QObject *parent)
     : QObject(parent)
     , m_agents(agents)
-    , m_publish(std::move(publish)) {
+    , m_publish(std::move(publish))
+    , m_sandboxOf(std::move(sandboxOf)) {
     connect(&agents, &AgentRegistry::agentUpdated, this, &BossTeam::onAgentUpdated);
 }
 
@@ -233,6 +237,8 @@ Result<Agent> BossTeam::spawnFor(const QString &bossId, const QJsonObject &spec)
     if (b->subordinateIds.size() >= kMaxTeam)
         return Error::invalid(c::InvalidValue,
                               QStringLiteral("a team holds at most %1 agents").arg(kMaxTeam));
+    if (Status e = confineMember(*b, fields))
+        return *e;
     const auto draft = m_agents.parseDraft(fields);
     if (!draft)
         return draft.error();
@@ -246,6 +252,34 @@ Result<Agent> BossTeam::spawnFor(const QString &bossId, const QJsonObject &spec)
     m_publish(bm::BossSpawnedAgent, QJsonObject{{k::BossId, bossId}, {bk::Agent, agent.toJson()}},
               true);
     return agent;
+}
+
+// A boss in a sandbox must not get out of it through its team: a member it spawns gets the boss's
+// own sandbox (asking for another is refused) and works inside what the boss may write.
+Status BossTeam::confineMember(const Agent &boss, QJsonObject &fields) const {
+    if (!m_sandboxOf)
+        return std::nullopt;
+    const AgentSandbox box = m_sandboxOf(boss);
+    if (!box.confines())
+        return std::nullopt;
+    const QJsonValue asked = fields.value(wire::sandbox::key::Sandbox);
+    if (!asked.isUndefined() && !asked.isNull() && AgentSandbox::fromJson(asked) != box)
+        return Error::forbidden(c::Forbidden,
+                                QStringLiteral("boss '%1' runs in a sandbox: the agents it spawns "
+                                               "get the same one")
+                                    .arg(boss.name));
+    fields.insert(wire::sandbox::key::Sandbox, box.toJson());
+    const QString cwd = QFileInfo(fields.value(k::Cwd).toString()).canonicalFilePath();
+    QStringList roots = box.writable;
+    roots << QFileInfo(boss.worktree.isSet() ? boss.worktree.path : boss.cwd).canonicalFilePath();
+    for (const QString &root : std::as_const(roots)) {
+        if (!root.isEmpty() && (cwd == root || cwd.startsWith(root + QLatin1Char('/'))))
+            return std::nullopt;
+    }
+    return Error::forbidden(c::Forbidden,
+                            QStringLiteral("boss '%1' runs in a sandbox: the agents it spawns "
+                                           "work inside its own directory (%2)")
+                                .arg(boss.name, roots.constLast()));
 }
 
 void BossTeam::onAgentUpdated(const QString &id, const QJsonObject &changes) {

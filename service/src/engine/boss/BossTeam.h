@@ -14,6 +14,7 @@
 #include <QList>
 #include <QObject>
 #include <QStringList>
+#include <functional>
 
 namespace flotilla {
 class AgentRegistry;
@@ -27,7 +28,11 @@ class BossTeam final : public QObject {
 public:
     static constexpr int kMaxTeam = 50;
 
-    BossTeam(AgentRegistry &agents, Publish publish, QObject *parent = nullptr);
+    // `sandboxOf`: an agent's effective sandbox (sandbox/SandboxPolicy.h); a confined boss's
+    // members are confined the same way and work inside what the boss may write.
+    using SandboxOf = std::function<AgentSandbox(const Agent &)>;
+    BossTeam(AgentRegistry &agents, Publish publish, SandboxOf sandboxOf = {},
+             QObject *parent = nullptr);
 
     // spawn_boss_agent: the agent create fields (class defaults to "boss") plus optional
     // subordinateIds, all checked before anything is created.
@@ -47,12 +52,14 @@ public:
 
 private:
     Status checkCandidates(const Agent &boss, const QStringList &ids) const;
+    Status confineMember(const Agent &boss, QJsonObject &fields) const;
     Status apply(const QString &bossId, const QStringList &ids);
     void announce(const QString &bossId);
     void onAgentUpdated(const QString &id, const QJsonObject &changes);
 
     AgentRegistry &m_agents;
     Publish m_publish;
+    SandboxOf m_sandboxOf;
     bool m_applying = false; // our own registry updates: announced by us, not by onAgentUpdated
 };
 

@@ -5,8 +5,6 @@
 #include <QProcess>
 
 #include <csignal>
-#include <sys/prctl.h>
-#include <unistd.h>
 
 namespace flotilla {
 
@@ -67,25 +65,33 @@ ExecJob::~ExecJob() {
     }
 }
 
-void ExecJob::start(const ExecSpec &spec) {
+void ExecJob::start(const ExecSpec &spec, const ProcessLauncher &launcher) {
     m_streams[0].masker = SecretMasker(spec.maskValues);
     m_streams[1].masker = SecretMasker(spec.maskValues);
     m_process = new QProcess(this);
-    m_process->setProgram(m_config.shell);
-    m_process->setArguments({QStringLiteral("-c"), QString::fromLatin1(kWrapper)});
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     // The output of every command is broadcast to every WebSocket client: `env` must not show
     // the service's token there.
     env.remove(QStringLiteral("AUTH_TOKEN"));
     env.remove(QStringLiteral("FLOTILLA_TOKEN"));
     env.insert(QString::fromLatin1(kCommandVariable), spec.command);
-    m_process->setProcessEnvironment(env);
-    m_process->setWorkingDirectory(spec.cwd);
+    auto plan = launcher.plan(ProcessSpec{m_config.shell,
+                                          {QStringLiteral("-c"), QString::fromLatin1(kWrapper)},
+                                          spec.cwd,
+                                          env,
+                                          spec.sandbox});
+    if (!plan) {
+        m_planError = plan.error().message;
+        m_clock.start();
+        onFinished(std::nullopt, std::nullopt);
+        return;
+    }
+    m_sandboxed = plan->sandboxed;
+    // Own group (a kill reaches the shell's children too), no orphan if flotillad dies, the
+    // user's umask; perhaps inside the agent's sandbox.
+    applyLaunchPlan(*m_process, *plan);
     // Nobody types into an exec task: a command reading stdin gets EOF instead of hanging.
     m_process->setStandardInputFile(QProcess::nullDevice());
-    // Own group (a kill reaches the shell's children too), no orphan if flotillad dies, the
-    // user's umask.
-    m_process->setChildProcessModifier(&prepareChildProcess);
     connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { read(false); });
     connect(m_process, &QProcess::readyReadStandardError, this, [this] { read(true); });
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
@@ -93,11 +99,9 @@ void ExecJob::start(const ExecSpec &spec) {
             onFinished(std::nullopt, std::nullopt);
     });
     connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
-        // On a crash exit Qt reports the terminating signal as the exit code (waitid's si_status).
-        if (status == QProcess::NormalExit)
-            onFinished(code, std::nullopt);
-        else
-            onFinished(std::nullopt, code);
+        // A crash exit's code is the signal; bwrap reports its command's signal N as 128+N.
+        const ChildExit exit = decodeExit(m_sandboxed, code, int(status));
+        onFinished(exit.exitCode, exit.signal);
     });
     m_clock.start();
     m_process->start(QIODevice::ReadOnly);
@@ -122,7 +126,7 @@ void ExecJob::kill() {
 
 void ExecJob::killGroup(int signal) {
     if (m_pgid > 0)
-        ::kill(pid_t(-m_pgid), signal);
+        signalLaunched(m_pgid, m_sandboxed, signal);
 }
 
 void ExecJob::read(bool isError) {
@@ -187,7 +191,10 @@ void ExecJob::onFinished(std::optional<int> exitCode, std::optional<int> signal)
     m_tail.remove(0, cut);
     out.truncated = m_truncated;
     out.output = std::exchange(m_tail, {});
-    if (m_process->error() == QProcess::FailedToStart) {
+    if (!m_planError.isEmpty()) {
+        out.startError = m_planError;
+        out.output = "flotillad: the command could not be started: " + m_planError.toUtf8();
+    } else if (m_process->error() == QProcess::FailedToStart) {
         out.startError = m_process->errorString();
         out.output = "flotillad: the command could not be started: " + out.startError.toUtf8();
     }

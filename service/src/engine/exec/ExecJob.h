@@ -9,6 +9,7 @@
 // last `outputTailBytes` are kept for the final result, so a task's memory is bounded whatever the
 // command prints. finished() comes once the process ended and its last output chunk left.
 
+#include "base/Sandbox.h"
 #include "exec/ExecOutputStream.h"
 #include "exec/SecretMasker.h"
 
@@ -34,6 +35,7 @@ struct ExecSpec {
     QString cwd;
     int timeoutMs = 0;            // 0: no time limit
     QList<QByteArray> maskValues; // masked as "***" in everything the job emits
+    SandboxSpec sandbox;          // the agent's (sandbox/SandboxPolicy.h); off: none
 };
 
 struct ExecOutcome {
@@ -58,7 +60,8 @@ public:
     explicit ExecJob(ExecJobConfig config, QObject *parent = nullptr);
     ~ExecJob() override; // SIGKILLs the whole group if it still runs
 
-    void start(const ExecSpec &spec);
+    // `launcher` places the shell (as is, or in the spec's sandbox): base/Sandbox.h.
+    void start(const ExecSpec &spec, const ProcessLauncher &launcher);
     // SIGTERM to the group, SIGKILL after killGraceMs; finished() follows with killed set.
     void kill();
     bool isRunning() const;
@@ -81,6 +84,8 @@ private:
     ExecJobConfig m_config;
     QProcess *m_process = nullptr;
     qint64 m_pgid = 0;
+    bool m_sandboxed = false;
+    QString m_planError; // the launcher refused: nothing ran
     Stream m_streams[2]; // [0] stdout, [1] stderr
     ExecOutputStream *m_stream = nullptr;
     ExecOutcome m_outcome; // complete once the process ended; sent when the stream drained

@@ -4,6 +4,7 @@
 #include "exec/ExecLog.h"
 #include "exec/SecretStore.h"
 #include "protocol/ExecNames.h"
+#include "sandbox/SandboxPolicy.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -23,11 +24,13 @@ namespace {
 constexpr int kLoggedCommandChars = 200;
 }
 
-ExecService::ExecService(AgentRegistry &agents, SecretStore &secrets, Clock clock,
-                         ExecLimits limits, CredentialSource credentials, QObject *parent)
+ExecService::ExecService(AgentRegistry &agents, SecretStore &secrets, const SandboxPolicy &sandbox,
+                         Clock clock, ExecLimits limits, CredentialSource credentials,
+                         QObject *parent)
     : QObject(parent)
     , m_agents(agents)
     , m_secrets(secrets)
+    , m_sandbox(sandbox)
     , m_clock(std::move(clock))
     , m_credentials(std::move(credentials))
     , m_limits(std::move(limits)) {
@@ -79,6 +82,9 @@ Result<ExecTaskInfo> ExecService::start(const ExecRequest &request, Completion d
     const auto cwd = resolveCwd(request.cwd, agent->cwd);
     if (!cwd)
         return cwd.error();
+    // A sandboxed agent's commands run in its sandbox, or not at all.
+    if (Status e = m_sandbox.check(*agent))
+        return *e;
     if (request.timeoutMs < 0 || request.timeoutMs > m_limits.maxTimeoutMs)
         return Error::invalid(c::InvalidValue,
                               QStringLiteral("field 'timeoutMs' must be between 1 and %1")
@@ -147,7 +153,8 @@ Result<ExecTaskInfo> ExecService::start(const ExecRequest &request, Completion d
     spec.cwd = *cwd;
     spec.timeoutMs = request.timeoutMs;
     spec.maskValues = std::move(values);
-    task->job->start(spec);
+    spec.sandbox = m_sandbox.specFor(*agent, SandboxUse::Command);
+    task->job->start(spec, m_sandbox.launcher());
     return info;
 }
 

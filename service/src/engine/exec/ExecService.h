@@ -18,6 +18,7 @@ namespace flotilla {
 
 class AgentRegistry;
 class SecretStore;
+class SandboxPolicy;
 
 struct ExecLimits {
     int maxTasksPerAgent = 8;
@@ -57,8 +58,11 @@ public:
     // secrets (an `env` or a parent's environ printed by a command must not show them).
     using CredentialSource = std::function<QList<QByteArray>()>;
 
-    ExecService(AgentRegistry &agents, SecretStore &secrets, Clock clock, ExecLimits limits = {},
-                CredentialSource credentials = {}, QObject *parent = nullptr);
+    // `sandbox`: where an agent's commands run (sandbox/SandboxPolicy.h): a sandboxed agent's
+    // run in the same kind of sandbox as its CLI.
+    ExecService(AgentRegistry &agents, SecretStore &secrets, const SandboxPolicy &sandbox,
+                Clock clock, ExecLimits limits = {}, CredentialSource credentials = {},
+                QObject *parent = nullptr);
     ~ExecService() override; // kills every task's process group
 
     const ExecLimits &limits() const { return m_limits; }
@@ -90,6 +94,7 @@ private:
 
     AgentRegistry &m_agents;
     SecretStore &m_secrets;
+    const SandboxPolicy &m_sandbox;
     Clock m_clock;
     CredentialSource m_credentials;
     ExecLimits m_limits;

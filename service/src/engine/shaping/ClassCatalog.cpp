@@ -2,6 +2,7 @@
 
 #include "domain/AgentValidation.h"
 #include "domain/ProviderCatalog.h"
+#include "protocol/SandboxNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
@@ -204,9 +205,9 @@ Status ClassCatalog::parseIcon(const QJsonValue &value, AgentClass &into) {
 // The defaults are checked the way an agent's create body is, so that a class can never make
 // an agent's creation fail on a value it holds.
 Status ClassCatalog::validateDefaults(const QJsonObject &defaults) const {
-    if (Status e = shaping::rejectUnknown(defaults,
-                                          {k::Provider, k::Model, k::PermissionMode,
-                                           sk::IdleTimeoutSeconds, wire::worktree::key::Worktree}))
+    if (Status e = shaping::rejectUnknown(
+            defaults, {k::Provider, k::Model, k::PermissionMode, sk::IdleTimeoutSeconds,
+                       wire::worktree::key::Worktree, wire::sandbox::key::Sandbox}))
         return e;
     QJsonObject probe = defaults;
     probe.insert(k::Name_, QStringLiteral("class-defaults"));

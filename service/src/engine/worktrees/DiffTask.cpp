@@ -34,6 +34,7 @@ void DiffTask::run(const QStringList &args, void (DiffTask::*next)(const GitResu
     GitCommand c;
     c.dir = m_request.worktree;
     c.args = args;
+    c.sandbox = m_request.sandbox;
     if (timeoutMs > 0)
         c.timeoutMs = timeoutMs;
     if (maxOutput > 0)

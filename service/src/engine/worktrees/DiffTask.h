@@ -10,6 +10,7 @@
 // the tree of everything the agent has, committed or not: equal trees, equal work.
 
 #include "base/Error.h"
+#include "base/Sandbox.h"
 #include "worktrees/DiffParser.h"
 
 #include <QObject>
@@ -30,6 +31,7 @@ struct DiffRequest {
     bool withFiles = true; // the file list (numstat)
     bool withPatch = true; // the patch text
     qsizetype maxPatchBytes = 512 * 1024;
+    SandboxSpec sandbox; // the agent's: git in its worktree runs there (worktrees/Git.h)
 };
 
 struct DiffState {

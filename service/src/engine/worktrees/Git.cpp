@@ -4,6 +4,7 @@
 #include "protocol/WorktreeNames.h"
 #include "worktrees/WorktreeLogging.h"
 
+#include <QFileInfo>
 #include <QProcess>
 #include <QTimer>
 
@@ -28,20 +29,29 @@ void keepTail(QByteArray &into, const QByteArray &more) {
         into = into.right(kErrTail);
 }
 
-void configure(QProcess &p, const QString &program, QProcessEnvironment env,
-               const GitCommand &command) {
-    if (!command.indexFile.isEmpty())
+// Where git runs (as is, or in the command's sandbox, with a scratch index's directory writable
+// there); nullopt and `why` when the launcher refuses.
+std::optional<LaunchPlan> configure(QProcess &p, const QString &program, QProcessEnvironment env,
+                                    const GitCommand &command, const ProcessLauncher &launcher,
+                                    QString *why) {
+    SandboxSpec sandbox = command.sandbox;
+    if (!command.indexFile.isEmpty()) {
         env.insert(QStringLiteral("GIT_INDEX_FILE"), command.indexFile);
-    p.setProgram(program);
-    p.setArguments(command.args);
-    p.setWorkingDirectory(command.dir);
-    p.setProcessEnvironment(env);
-    p.setStandardInputFile(QProcess::nullDevice());
+        if (sandbox.enabled)
+            sandbox.writable << QFileInfo(command.indexFile).absolutePath();
+    }
+    auto plan = launcher.plan(ProcessSpec{program, command.args, command.dir, env, sandbox});
+    if (!plan) {
+        *why = plan.error().message;
+        return std::nullopt;
+    }
     // Own group (a timeout reaches hooks and helpers), no orphan if flotillad dies, and the
     // user's umask for the files git writes in worktrees.
-    p.setChildProcessModifier(&prepareChildProcess);
-    qCDebug(lcWorktrees).noquote()
-        << "git" << command.args.join(QLatin1Char(' ')) << "in" << command.dir;
+    applyLaunchPlan(p, *plan);
+    p.setStandardInputFile(QProcess::nullDevice());
+    qCDebug(lcWorktrees).noquote() << "git" << command.args.join(QLatin1Char(' ')) << "in"
+                                   << command.dir << (plan->sandboxed ? "(sandboxed)" : "");
+    return std::move(plan).value();
 }
 
 } // namespace
@@ -70,8 +80,9 @@ Error gitError(const GitResult &result, const QString &verb) {
     return Error::internal(wire::worktree::code::GitFailed, why);
 }
 
-Git::Git(const QProcessEnvironment &environment, QString program)
+Git::Git(const QProcessEnvironment &environment, const ProcessLauncher &launcher, QString program)
     : m_env(environment)
+    , m_launcher(launcher)
     , m_program(std::move(program)) {
     for (const char *name : kForeignGitVariables)
         m_env.remove(QString::fromLatin1(name));
@@ -87,7 +98,13 @@ Git::Git(const QProcessEnvironment &environment, QString program)
 GitResult Git::runSync(const GitCommand &command) const {
     GitResult r;
     QProcess p;
-    configure(p, m_program, m_env, command);
+    QString why;
+    const auto plan = configure(p, m_program, m_env, command, m_launcher, &why);
+    if (!plan) {
+        r.failedToStart = true;
+        r.startError = why;
+        return r;
+    }
     p.start();
     if (!p.waitForStarted(command.timeoutMs)) {
         r.failedToStart = true;
@@ -96,14 +113,14 @@ GitResult Git::runSync(const GitCommand &command) const {
     }
     const qint64 pid = p.processId();
     if (!p.waitForFinished(command.timeoutMs)) {
-        ::kill(-pid, SIGKILL);
+        signalLaunched(pid, plan->sandboxed, SIGKILL);
         p.waitForFinished(1000);
         r.timedOut = true;
         qCWarning(lcWorktrees).noquote()
             << "git" << command.args.value(0) << "timed out after" << command.timeoutMs << "ms";
         return r;
     }
-    ::kill(-pid, SIGKILL); // whatever git left behind in its group
+    signalLaunched(pid, plan->sandboxed, SIGKILL); // whatever git left behind in its group
     r.out = p.readAllStandardOutput();
     if (r.out.size() > command.maxOutputBytes) {
         r.out.truncate(command.maxOutputBytes);
@@ -117,7 +134,7 @@ GitResult Git::runSync(const GitCommand &command) const {
 void Git::run(const GitCommand &command, QObject *context,
               std::function<void(const GitResult &)> done) const {
     // A child of `context`: destroyed with it, which ends git and drops the callback.
-    auto *job = new GitJob(m_program, m_env, command, context);
+    auto *job = new GitJob(m_program, m_env, command, m_launcher, context);
     QObject::connect(job, &GitJob::finished, context,
                      [job, done = std::move(done)](const GitResult &result) {
                          job->deleteLater(); // never inside its own signal
@@ -127,11 +144,12 @@ void Git::run(const GitCommand &command, QObject *context,
 }
 
 GitJob::GitJob(QString program, const QProcessEnvironment &environment, GitCommand command,
-               QObject *parent)
+               const ProcessLauncher &launcher, QObject *parent)
     : QObject(parent)
     , m_program(std::move(program))
     , m_env(environment)
-    , m_command(std::move(command)) {
+    , m_command(std::move(command))
+    , m_launcher(launcher) {
 }
 
 GitJob::~GitJob() {
@@ -144,9 +162,18 @@ GitJob::~GitJob() {
 
 void GitJob::start() {
     m_process = new QProcess(this);
-    configure(*m_process, m_program, m_env, m_command);
     m_timer = new QTimer(this);
     m_timer->setSingleShot(true);
+    QString why;
+    const auto plan = configure(*m_process, m_program, m_env, m_command, m_launcher, &why);
+    if (!plan) {
+        m_result.failedToStart = true;
+        m_result.startError = why;
+        // After the caller connected to finished(): never inside start().
+        QTimer::singleShot(0, this, &GitJob::finish);
+        return;
+    }
+    m_sandboxed = plan->sandboxed;
     connect(m_timer, &QTimer::timeout, this, [this] {
         qCWarning(lcWorktrees).noquote()
             << "git" << m_command.args.value(0) << "timed out after" << m_command.timeoutMs << "ms";
@@ -204,7 +231,7 @@ void GitJob::finish() {
 
 void GitJob::killGroup() {
     if (m_pid > 0)
-        ::kill(-pid_t(m_pid), SIGKILL);
+        signalLaunched(m_pid, m_sandboxed, SIGKILL);
 }
 
 } // namespace flotilla

@@ -11,6 +11,7 @@
 //    and its undo, bulk delete) needs the answer before it can go on (docs/api.md, Worktrees).
 
 #include "base/Error.h"
+#include "base/Sandbox.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -56,6 +57,10 @@ struct GitCommand {
     int timeoutMs = 10'000;
     qint64 maxOutputBytes = 16 * 1024 * 1024;
     QString indexFile; // GIT_INDEX_FILE (a scratch index) for this command, when not empty
+    // A command in a sandboxed agent's worktree runs in its sandbox (sandbox/SandboxPolicy.h):
+    // the worktree is the agent's to rewrite (its .git file, its admin directory), so git there
+    // could be pointed at a configuration that runs a program (core.fsmonitor). Off: as is.
+    SandboxSpec sandbox;
 };
 
 class Git final {
@@ -69,7 +74,9 @@ public:
     // the variables that would point git at another repository or index, and with prompts,
     // editors and optional index locks off (GIT_OPTIONAL_LOCKS=0: a status of ours never holds
     // index.lock while the agent's own git wants it).
-    explicit Git(const QProcessEnvironment &environment, QString program = QStringLiteral("git"));
+    // `launcher` places each command (base/Sandbox.h): as is, or in the command's sandbox.
+    Git(const QProcessEnvironment &environment, const ProcessLauncher &launcher,
+        QString program = QStringLiteral("git"));
 
     GitResult runSync(const GitCommand &command) const;
     // `done` runs from the event loop once git ended, unless `context` was destroyed first (then
@@ -79,6 +86,7 @@ public:
 
 private:
     QProcessEnvironment m_env;
+    const ProcessLauncher &m_launcher;
     QString m_program;
 };
 
@@ -88,7 +96,7 @@ class GitJob final : public QObject {
     Q_DISABLE_COPY_MOVE(GitJob)
 public:
     GitJob(QString program, const QProcessEnvironment &environment, GitCommand command,
-           QObject *parent = nullptr);
+           const ProcessLauncher &launcher, QObject *parent = nullptr);
     ~GitJob() override;
     void start();
 
@@ -104,6 +112,8 @@ private:
     QString m_program;
     QProcessEnvironment m_env;
     GitCommand m_command;
+    const ProcessLauncher &m_launcher;
+    bool m_sandboxed = false;
     QProcess *m_process = nullptr;
     QTimer *m_timer = nullptr;
     qint64 m_pid = 0;

@@ -66,10 +66,12 @@ MergeTask::MergeTask(const Git &git, const QProcessEnvironment &environment, Mer
     m_result.target = m_request.target;
 }
 
-void MergeTask::run(const QString &dir, const QStringList &args, Next next, bool slow) {
+void MergeTask::run(const QString &dir, const QStringList &args, Next next, bool slow,
+                    const SandboxSpec &sandbox) {
     GitCommand c;
     c.dir = dir;
     c.args = args;
+    c.sandbox = sandbox;
     c.timeoutMs = slow ? Git::kSlowMs : Git::kQuickMs;
     m_git.run(c, this, std::move(next));
 }

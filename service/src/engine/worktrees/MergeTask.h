@@ -37,9 +37,10 @@ struct GitResult;
 struct MergeRequest {
     QString agentName;
     AgentWorktree worktree;
-    QString strategy; // merge | squash | rebase (WorktreeNames.h)
-    QString target;   // a branch checked out in some worktree of the repository
-    QString message;  // the merge or squash commit's message; empty: a default naming the agent
+    QString strategy;    // merge | squash | rebase (WorktreeNames.h)
+    QString target;      // a branch checked out in some worktree of the repository
+    QString message;     // the merge or squash commit's message; empty: a default naming the agent
+    SandboxSpec sandbox; // the agent's: git in its worktree runs there (worktrees/Git.h)
 };
 
 struct MergeResult {
@@ -67,10 +68,13 @@ private:
     using Next = std::function<void(const GitResult &)>;
     MergeTask(const Git &git, const QProcessEnvironment &environment, MergeRequest request,
               Done done, QObject *parent);
-    void run(const QString &dir, const QStringList &args, Next next, bool slow = false);
+    void run(const QString &dir, const QStringList &args, Next next, bool slow = false,
+             const SandboxSpec &sandbox = {});
+    // In the agent's worktree: inside its sandbox, if it has one.
     void inAgent(const QStringList &args, Next next, bool slow = false) {
-        run(m_request.worktree.path, args, std::move(next), slow);
+        run(m_request.worktree.path, args, std::move(next), slow, m_request.sandbox);
     }
+    // In the user's checkout of the target: the user's own git, as is.
     void inTarget(const QStringList &args, Next next, bool slow = false) {
         run(m_result.targetPath, args, std::move(next), slow);
     }

@@ -4,6 +4,7 @@
 #include "domain/AgentRegistry.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
+#include "sandbox/SandboxPolicy.h"
 #include "worktrees/DiffTask.h"
 #include "worktrees/WorktreeLogging.h"
 #include "worktrees/WorktreeProvisioner.h"
@@ -19,14 +20,16 @@ namespace wc = wire::worktree::code;
 namespace st = wire::status;
 
 WorktreeService::WorktreeService(AgentRegistry &agents, AgentRuntime &runtime,
+                                 const SandboxPolicy &sandbox,
                                  const QProcessEnvironment &environment, const QString &root,
                                  QObject *parent)
     : QObject(parent)
     , m_agents(agents)
     , m_runtime(runtime)
+    , m_sandbox(sandbox)
     , m_env(environment)
     , m_root(QDir::cleanPath(root))
-    , m_git(environment)
+    , m_git(environment, sandbox.launcher())
     , m_provisioner(std::make_unique<WorktreeProvisioner>(m_git, m_root)) {
     connect(&m_runtime, &AgentRuntime::turnFinished, this,
             [this](const QString &id) { check(id, true); });
@@ -69,7 +72,11 @@ void WorktreeService::diff(const QString &agentId, const QString &path,
     const auto agent = worktreeAgent(agentId);
     if (!agent)
         return done(agent.error());
+    // Never git in a sandboxed agent's worktree outside its sandbox.
+    if (Status e = m_sandbox.check(*agent))
+        return done(*e);
     DiffRequest d;
+    d.sandbox = m_sandbox.specFor(*agent, SandboxUse::Command);
     d.worktree = agent->worktree.path;
     d.baseRef = agent->worktree.baseRef;
     d.fallbackBase = agent->worktree.baseCommit;
@@ -113,6 +120,8 @@ void WorktreeService::merge(const QString &agentId, const MergeOptions &options,
     const auto agent = worktreeAgent(agentId);
     if (!agent)
         return refuse(agent.error());
+    if (Status e = m_sandbox.check(*agent))
+        return refuse(*e);
     // The agent's files must hold still: its next turn could change them mid-merge.
     if (agent->status == st::Working || agent->status == st::WaitingPermission)
         return refuse(Error::conflict(wc::AgentWorking,
@@ -134,6 +143,7 @@ void WorktreeService::merge(const QString &agentId, const MergeOptions &options,
     request.strategy = options.strategy;
     request.target = target;
     request.message = options.message;
+    request.sandbox = m_sandbox.specFor(*agent, SandboxUse::Command);
     MergeTask::start(
         m_git, m_env, request, this,
         [this, agentId, targetKey, done, strategy = options.strategy](const MergeResult &result) {
@@ -173,8 +183,11 @@ void WorktreeService::check(const QString &agentId, bool announce, bool force) {
             m_again[agentId] = m_again.value(agentId) || force;
         return;
     }
+    if (m_sandbox.check(*a))
+        return; // its sandbox cannot start here: its diff waits (the agent cannot run either)
     m_checking.insert(agentId);
     DiffRequest d;
+    d.sandbox = m_sandbox.specFor(*a, SandboxUse::Command);
     d.worktree = a->worktree.path;
     d.baseRef = a->worktree.baseRef;
     d.fallbackBase = a->worktree.baseCommit;

@@ -26,6 +26,7 @@ namespace flotilla {
 
 class AgentRegistry;
 class AgentRuntime;
+class SandboxPolicy;
 class WorktreeHooks;
 class WorktreeProvisioner;
 
@@ -37,7 +38,8 @@ public:
     static constexpr qsizetype kMaxPatchBytes = 512 * 1024;
 
     // `environment`: what git runs with (the agents' environment); `root`: where worktrees go.
-    WorktreeService(AgentRegistry &agents, AgentRuntime &runtime,
+    // `sandbox`: git in a sandboxed agent's worktree runs in the agent's sandbox (worktrees/Git.h).
+    WorktreeService(AgentRegistry &agents, AgentRuntime &runtime, const SandboxPolicy &sandbox,
                     const QProcessEnvironment &environment, const QString &root,
                     QObject *parent = nullptr);
     ~WorktreeService() override;
@@ -73,6 +75,7 @@ private:
 
     AgentRegistry &m_agents;
     AgentRuntime &m_runtime;
+    const SandboxPolicy &m_sandbox;
     QProcessEnvironment m_env;
     QString m_root;
     Git m_git;

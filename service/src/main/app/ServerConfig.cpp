@@ -290,6 +290,29 @@ const QList<OptionRow> &optionTable() {
              cfg.worktreesDir = in.valueOrEnv("worktrees-dir", "FLOTILLA_WORKTREES_DIR");
              return std::nullopt;
          }},
+        {{QStringLiteral("sandbox-default")},
+         QStringLiteral("off|workspace"),
+         QStringLiteral("Sandbox of auto agents that name none (default: FLOTILLA_SANDBOX_DEFAULT, "
+                        "then workspace when bubblewrap works here, else off)."),
+         [](const Input &in, ServerConfig &cfg) -> Outcome {
+             cfg.sandboxDefault = in.valueOrEnv("sandbox-default", "FLOTILLA_SANDBOX_DEFAULT");
+             if (!cfg.sandboxDefault.isEmpty() && cfg.sandboxDefault != QLatin1String("off") &&
+                 cfg.sandboxDefault != QLatin1String("workspace"))
+                 return usage(QStringLiteral("--sandbox-default must be 'off' or 'workspace', "
+                                             "got '%1'")
+                                  .arg(cfg.sandboxDefault));
+             return std::nullopt;
+         }},
+        {{QStringLiteral("bwrap")},
+         QStringLiteral("path"),
+         QStringLiteral("bubblewrap binary for agents' sandboxes (default: FLOTILLA_BWRAP, then "
+                        "bwrap on PATH)."),
+         [](const Input &in, ServerConfig &cfg) -> Outcome {
+             const QString bwrap = in.valueOrEnv("bwrap", "FLOTILLA_BWRAP");
+             if (!bwrap.isEmpty())
+                 cfg.bwrap = bwrap;
+             return std::nullopt;
+         }},
         // A missing CLI is not fatal: the service runs, and agents report it on their first
         // message.
         {{QStringLiteral("claude-bin")},
@@ -337,7 +360,8 @@ const QList<OptionRow> &optionTable() {
 const char *const kHelpOrder[] = {
     "help",      "version",        "port",         "host",       "listen-all", "insecure",
     "data-dir",  "max-body-bytes", "allow-origin", "allow-host", "token-file", "claude-bin",
-    "codex-bin", "worktrees-dir",  "idle-timeout", "tls-cert",   "tls-key",
+    "codex-bin", "worktrees-dir",  "idle-timeout", "tls-cert",   "tls-key",    "sandbox-default",
+    "bwrap",
 };
 
 const OptionRow &rowOf(const char *name) {

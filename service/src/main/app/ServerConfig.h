@@ -62,6 +62,12 @@ struct ServerConfig {
     Clock::Source clock;
     // Outgoing notification channels: retries, timeouts, outbox bounds.
     NotifyConfig notify;
+    // --sandbox-default / FLOTILLA_SANDBOX_DEFAULT: the sandbox of `auto` agents that name none,
+    // "off" or "workspace"; empty: workspace when bubblewrap works here, else off
+    // (sandbox/SandboxPolicy.h).
+    QString sandboxDefault;
+    // --bwrap / FLOTILLA_BWRAP: the bubblewrap binary (default: bwrap on PATH).
+    QString bwrap = QStringLiteral("bwrap");
 };
 
 struct ParsedCommandLine {

@@ -9,6 +9,7 @@
 #include "app/TokenFile.h"
 #include "base/Clock.h"
 #include "base/Logging.h"
+#include "base/Sandbox.h"
 #include "controllers/AgentsController.h"
 #include "controllers/BossController.h"
 #include "controllers/ConfigController.h"
@@ -39,6 +40,7 @@
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
+#include "sandbox/SandboxPolicy.h"
 #include "security/AgentTokens.h"
 #include "storage/Database.h"
 #include "usage/UsageService.h"
@@ -102,6 +104,8 @@ ServiceApp::~ServiceApp() {
     m_providers.reset(); // the registry and the rules read it
     m_db.reset();
     m_agentTokens.reset();
+    m_sandbox.reset(); // the runtime, exec and git asked it
+    m_launcher.reset();
 }
 
 // The data directory: created private to the user, checked writable, locked against a second
@@ -143,6 +147,41 @@ std::optional<StartFailure> ServiceApp::prepareDataDir() {
     return std::nullopt;
 }
 
+// Whether agents' processes can be sandboxed here (bubblewrap, user namespaces), probed once:
+// said in the log and GET /api/health; a sandbox asked for where none can start is refused with
+// the reason (503 sandbox_unavailable), never run without one.
+void ServiceApp::prepareSandbox() {
+    m_worktreesDir =
+        QDir(m_config.worktreesDir.isEmpty() ? m_config.dataDir + QStringLiteral("-worktrees")
+                                             : m_config.worktreesDir)
+            .absolutePath();
+    m_launcher = std::make_unique<ProcessLauncher>(
+        probeSandbox(m_config.bwrap), m_config.dataDir + QStringLiteral("/sandbox/empty"));
+    const QString home = m_config.agentEnvironment.value(QStringLiteral("HOME"), QDir::homePath());
+    SandboxPaths paths{m_config.dataDir,
+                       m_worktreesDir,
+                       m_config.configDir,
+                       m_config.tokenFile,
+                       home,
+                       m_config.agentEnvironment.value(QStringLiteral("XDG_RUNTIME_DIR"))};
+    m_sandbox =
+        std::make_unique<SandboxPolicy>(std::move(paths), m_config.sandboxDefault, *m_launcher);
+    const SandboxSupport &support = m_launcher->support();
+    if (support.usable) {
+        qCInfo(lcApp).noquote() << "sandbox:" << support.version
+                                << QStringLiteral("(%1)").arg(support.bwrap)
+                                << "works here; auto agents default to"
+                                << m_sandbox->defaultForAuto();
+    } else {
+        qCWarning(lcApp).noquote() << "sandbox: unavailable:" << support.reason
+                                   << "; auto agents default to" << m_sandbox->defaultForAuto();
+        if (m_sandbox->defaultForAuto() == QLatin1String("workspace"))
+            m_report.addWarning(QStringLiteral("--sandbox-default workspace, but no sandbox can "
+                                               "start here: %1")
+                                    .arg(support.reason));
+    }
+}
+
 std::optional<StartFailure> ServiceApp::loadToken() {
     if (m_config.tokenFile.isEmpty())
         return std::nullopt;
@@ -165,6 +204,7 @@ std::optional<StartFailure> ServiceApp::start() {
         return f;
     if (auto f = prepareDataDir())
         return f;
+    prepareSandbox();
     if (auto f = openDatabase())
         return f;
     registerProviders();
@@ -297,21 +337,20 @@ void ServiceApp::buildEngine() {
     };
     m_runtime =
         std::make_unique<AgentRuntime>(runtimeConfig, *m_providers, *m_agents, m_shaping->shaper(),
-                                       *m_toolHistory, *m_agentTokens, clock());
+                                       *m_toolHistory, *m_agentTokens, *m_sandbox, clock());
     // Agents' git worktrees: git runs with the agents' environment (their HOME, so the user's git
     // configuration), never with the service's token.
     QProcessEnvironment gitEnvironment = m_config.agentEnvironment;
     gitEnvironment.remove(QStringLiteral("AUTH_TOKEN"));
     gitEnvironment.remove(QStringLiteral("FLOTILLA_TOKEN"));
     const QString dir = m_config.dataDir;
-    const QString worktreesDir =
-        QDir(m_config.worktreesDir.isEmpty() ? dir + QStringLiteral("-worktrees")
-                                             : m_config.worktreesDir)
-            .absolutePath();
-    m_worktrees =
-        std::make_unique<WorktreeService>(*m_agents, *m_runtime, gitEnvironment, worktreesDir);
+    const QString worktreesDir = m_worktreesDir;
+    m_worktrees = std::make_unique<WorktreeService>(*m_agents, *m_runtime, *m_sandbox,
+                                                    gitEnvironment, worktreesDir);
     m_agents->setWorktreeHooks(&m_worktrees->hooks());
     m_agents->setForbiddenCwdRoots({dir, worktreesDir, m_config.configDir});
+    m_agents->setSandboxCheck(
+        [sandbox = m_sandbox.get()](const Agent &a) { return sandbox->check(a); });
     wireRuntimeEvents();
 }
 
@@ -349,16 +388,16 @@ void ServiceApp::buildControllers() {
     m_notificationsController = std::make_unique<NotificationsController>(*m_notifications);
     m_promptController = std::make_unique<SystemPromptController>(*m_prompt);
     m_configController = std::make_unique<ConfigController>();
-    m_healthController =
-        std::make_unique<HealthController>(m_report, !m_config.authToken.isEmpty());
+    m_healthController = std::make_unique<HealthController>(m_report, !m_config.authToken.isEmpty(),
+                                                            m_sandbox->toJson());
     m_historyController = std::make_unique<HistoryController>(*m_agents, *m_providers);
     m_runtimeController =
         std::make_unique<RuntimeController>(*m_agents, *m_runtime, *m_toolHistory);
     m_worktreeController = std::make_unique<WorktreeController>(*m_worktrees);
     m_usageController = std::make_unique<UsageController>(*m_usage);
     // The orchestration controllers own their area's services.
-    m_execController = std::make_unique<ExecController>(*m_agents, *m_secrets, *m_hub, clock(),
-                                                        credentialSource());
+    m_execController = std::make_unique<ExecController>(*m_agents, *m_secrets, *m_sandbox, *m_hub,
+                                                        clock(), credentialSource());
     m_organizationController = std::make_unique<OrganizationController>(
         *m_agents, *m_hub, m_shaping->areas(), *m_prompt, *m_secrets, *m_permissionRules, clock());
     m_shaping->addTransfers(m_organizationController->transfer());

@@ -38,6 +38,8 @@ class OrganizationController;
 class PermissionBroker;
 class PermissionHookController;
 class PermissionRulesController;
+class ProcessLauncher;
+class SandboxPolicy;
 class ProviderRegistry;
 class RuleStore;
 class RuntimeController;
@@ -95,6 +97,7 @@ private:
     // --token-file, unless AUTH_TOKEN is set: the service token.
     std::optional<StartFailure> loadToken();
     std::optional<StartFailure> prepareDataDir();
+    void prepareSandbox();
     std::optional<StartFailure> openDatabase();
     void registerProviders();
     std::optional<StartFailure> buildDomain();
@@ -117,6 +120,9 @@ private:
     ServerConfig m_config;
     StartupReport m_report;
     std::unique_ptr<QLockFile> m_lock;
+    QString m_worktreesDir; // absolute: --worktrees-dir, else <data dir>-worktrees
+    std::unique_ptr<ProcessLauncher> m_launcher;
+    std::unique_ptr<SandboxPolicy> m_sandbox;
     std::unique_ptr<Database> m_db;
     std::unique_ptr<ProviderRegistry> m_providers;
     std::unique_ptr<AgentRegistry> m_agents;

@@ -5,6 +5,7 @@ Q_LOGGING_CATEGORY(lcHttp, "flotilla.http", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcWs, "flotilla.ws", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcAgents, "flotilla.agents", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcStorage, "flotilla.storage", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcSandbox, "flotilla.sandbox", QtInfoMsg)
 
 namespace flotilla {
 namespace {

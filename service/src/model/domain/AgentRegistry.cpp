@@ -131,6 +131,8 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
             QStringLiteral("an agent named '%1' already exists").arg(draft.name));
     if (Status e = checkCwd(draft.cwd))
         return *e;
+    if (Status e = checkSandbox(draft))
+        return *e;
     std::optional<WorktreePlacement> placed;
     if (draft.worktree) {
         if (!m_worktrees)
@@ -154,6 +156,8 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
     a.budget = draft.budget;
     a.customInstructions = draft.customInstructions;
     a.skills = draft.skills;
+    if (draft.sandbox)
+        a.sandbox = *draft.sandbox;
     if (placed) {
         a.cwd = placed->cwd;
         a.worktree = placed->worktree;
@@ -194,6 +198,13 @@ Result<Agent> AgentRegistry::patch(const QString &id, const AgentPatch &patch) {
         updated.skills = *patch.skills;
     if (patch.budget)
         updated.budget = *patch.budget;
+    if (patch.sandbox && *patch.sandbox != it->sandbox) {
+        updated.sandbox = *patch.sandbox;
+        if (m_sandboxCheck) {
+            if (Status e = m_sandboxCheck(updated))
+                return *e;
+        }
+    }
     // Each side serialized once: comparing, diffing and writing all read these (toJson() is most
     // of what a PATCH costs, and agents may call set_status many times a second).
     const QJsonObject before = it->toJson();
@@ -206,8 +217,8 @@ Result<Agent> AgentRegistry::patch(const QString &id, const AgentPatch &patch) {
     // second) is committed without its own fsync: it survives a crash of flotillad at once, and
     // power loss from the next durable write on (storage/Transaction.h). Anything else is durable
     // before the answer.
-    const bool statusOnly =
-        !patch.idleTimeoutSeconds && !patch.customInstructions && !patch.skills && !patch.budget;
+    const bool statusOnly = !patch.idleTimeoutSeconds && !patch.customInstructions &&
+                            !patch.skills && !patch.budget && !patch.sandbox;
     if (Status e =
             writeRows({{id, after}}, statusOnly ? Durability::ProcessCrash : Durability::PowerLoss))
         return *e;
@@ -246,8 +257,25 @@ Status AgentRegistry::checkCwd(const QString &cwd) const {
     return std::nullopt;
 }
 
+// The agent as the draft would make it, as far as its sandbox depends on it (a worktree agent's
+// own worktree is writable whatever its cwd: the policy knows).
+Status AgentRegistry::checkSandbox(const AgentDraft &draft) const {
+    if (!m_sandboxCheck)
+        return std::nullopt;
+    Agent probe;
+    probe.cwd = draft.cwd;
+    probe.provider = draft.provider;
+    if (!draft.permissionMode.isEmpty())
+        probe.permissionMode = draft.permissionMode;
+    if (draft.sandbox)
+        probe.sandbox = *draft.sandbox;
+    return m_sandboxCheck(probe);
+}
+
 Status AgentRegistry::checkDraft(const AgentDraft &draft) const {
     if (Status e = checkCwd(draft.cwd))
+        return e;
+    if (Status e = checkSandbox(draft))
         return e;
     if (!draft.worktree)
         return std::nullopt;

@@ -76,6 +76,11 @@ public:
     // Whether a draft can be created as it is, creating nothing (config import checks every
     // entry before the first is made): its cwd, and whether its `worktree` can be honoured.
     Status checkDraft(const AgentDraft &draft) const;
+    // Whether an agent's sandbox can be honoured here (set once by the composition root:
+    // engine/sandbox/SandboxPolicy): 503 sandbox_unavailable, 422 invalid_sandbox. Asked by
+    // create, checkDraft and a PATCH that changes `sandbox`, with the agent as it would be.
+    using SandboxCheck = std::function<Status(const Agent &agent)>;
+    void setSandboxCheck(SandboxCheck check) { m_sandboxCheck = std::move(check); }
 
     const Agent *find(const QString &id) const;
     // By name, case-insensitively (names are unique that way); nullptr when none.
@@ -106,6 +111,7 @@ private:
     void invalidateCaches();
     bool nameTaken(const QString &name, const QString &exceptId) const;
     Status checkCwd(const QString &cwd) const;
+    Status checkSandbox(const AgentDraft &draft) const;
 
     Database &m_db;
     const ProviderCatalog &m_providers;
@@ -122,6 +128,7 @@ private:
     const ClassDefaults *m_classes = nullptr;
     WorktreeHooks *m_worktrees = nullptr;
     QStringList m_forbiddenCwdRoots; // canonical absolute paths
+    SandboxCheck m_sandboxCheck;
 };
 
 } // namespace flotilla

@@ -2,7 +2,9 @@
 
 #include "domain/BudgetValidation.h"
 #include "domain/DisplayText.h"
+#include "domain/SandboxValidation.h"
 #include "protocol/PermissionNames.h"
+#include "protocol/SandboxNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
@@ -124,10 +126,10 @@ Status validateProviderModel(const QString &provider, const QString &model,
 }
 
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalog &providers) {
-    if (Status st =
-            rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model,
-                                       k::PermissionMode, uk::IdleTimeoutSeconds, uk::Budget,
-                                       wk::Worktree, sk::CustomInstructions, sk::Skills}))
+    if (Status st = rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model,
+                                               k::PermissionMode, uk::IdleTimeoutSeconds,
+                                               uk::Budget, wk::Worktree, sk::CustomInstructions,
+                                               sk::Skills, wire::sandbox::key::Sandbox}))
         return *st;
     AgentDraft d;
 
@@ -229,13 +231,17 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalo
     if (!skills)
         return skills.error();
     d.skills = skills->value_or(QStringList());
+    auto sandbox = parseSandbox(body);
+    if (!sandbox)
+        return sandbox.error();
+    d.sandbox = *sandbox;
     return d;
 }
 
 Result<AgentPatch> parseAgentPatch(const QJsonObject &body) {
-    if (Status st = rejectUnknownFields(body, {k::TaskLabel, k::TrackingStatus,
-                                               k::TrackingStatusDetail, uk::IdleTimeoutSeconds,
-                                               uk::Budget, sk::CustomInstructions, sk::Skills}))
+    if (Status st = rejectUnknownFields(
+            body, {k::TaskLabel, k::TrackingStatus, k::TrackingStatusDetail, uk::IdleTimeoutSeconds,
+                   uk::Budget, sk::CustomInstructions, sk::Skills, wire::sandbox::key::Sandbox}))
         return *st;
     AgentPatch p;
     auto label = optionalString(body, k::TaskLabel, true);
@@ -285,6 +291,10 @@ Result<AgentPatch> parseAgentPatch(const QJsonObject &body) {
     if (!skills)
         return skills.error();
     p.skills = *skills;
+    auto sandbox = parseSandbox(body);
+    if (!sandbox)
+        return sandbox.error();
+    p.sandbox = *sandbox;
     return p;
 }
 

@@ -4,6 +4,7 @@
 
 #include "base/Error.h"
 #include "domain/ProviderCatalog.h"
+#include "protocol/AgentSandbox.h"
 #include "protocol/Usage.h"
 
 #include <QJsonObject>
@@ -32,6 +33,8 @@ struct AgentDraft {
     std::optional<WorktreeRequest> worktree;
     QString customInstructions; // "" = none
     QStringList skills;         // slugs, well-formed and unique; that they exist is the caller's
+    // Absent: the service's default; an unset AgentSandbox: null, the same (SandboxValidation.h).
+    std::optional<AgentSandbox> sandbox;
 };
 
 struct AgentPatch {
@@ -42,6 +45,7 @@ struct AgentPatch {
     std::optional<Budget> budget;          // an unset Budget: null (none)
     std::optional<QString> customInstructions;
     std::optional<QStringList> skills;
+    std::optional<AgentSandbox> sandbox; // unset: null (the service's default)
 };
 
 namespace limits {

@@ -22,7 +22,7 @@ void ClaudeProcess::start(const AgentLaunch &launch) {
                                        ? QStringLiteral("(new session)")
                                        : QStringLiteral("resuming ") + launch.resumeId);
     m_costSoFar = launch.resumedCostUsd;
-    m_lines->start(launch.program, launch.arguments, launch.cwd, launch.environment);
+    m_lines->start(launch.plan);
 }
 
 void ClaudeProcess::sendUserMessage(const QString &text) {

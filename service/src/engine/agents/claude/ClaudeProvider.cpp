@@ -23,7 +23,7 @@ constexpr qint64 kCostStateTail = 1024 * 1024;
 // The hook pipes the CLI's JSON (stdin) to the service and prints the service's answer. The
 // agent's token comes from its header file (-H @file): curl's argv, which every user can read,
 // holds only the file's name.
-QString hookSettings() {
+QJsonObject hookSettings() {
     const QString command =
         QStringLiteral("curl -s --max-time %1 -X POST "
                        "\"$FLOTILLA_URL/api/agents/$FLOTILLA_AGENT_ID/permission-check\" "
@@ -35,10 +35,8 @@ QString hookSettings() {
                                        {QStringLiteral("timeout"), kHookTimeoutS}}};
     const QJsonArray entry{QJsonObject{{QStringLiteral("matcher"), QStringLiteral("*")},
                                        {QStringLiteral("hooks"), hooks}}};
-    const QJsonObject settings{
-        {QStringLiteral("hooks"), QJsonObject{{QStringLiteral("PreToolUse"), entry},
-                                              {QStringLiteral("PermissionRequest"), entry}}}};
-    return QString::fromUtf8(QJsonDocument(settings).toJson(QJsonDocument::Compact));
+    return QJsonObject{{QStringLiteral("PreToolUse"), entry},
+                       {QStringLiteral("PermissionRequest"), entry}};
 }
 } // namespace
 
@@ -80,6 +78,13 @@ AgentLaunch ClaudeProvider::launch(const LaunchRequest &request) const {
     launch.systemPrompt = request.systemPrompt;
     launch.skillsDir = request.skillsDir;
     launch.systemPromptFile = request.systemPromptFile;
+    launch.sandboxed = request.sandboxed;
+    // Its sessions, settings and credentials. ~/.claude.json stays read-only in a sandbox (a
+    // bound file cannot take the CLI's rename onto it): the CLI then keeps its start-up counters
+    // in memory and goes on (verified with 2.1.329), and the user's own MCP servers and
+    // project settings there are still read.
+    if (!m_config.home.isEmpty())
+        launch.stateDirs << m_config.home;
     launch.arguments = arguments(launch);
     // The class's tool lists, in the CLI's own rule syntax (e.g. "Bash(git:*)").
     QStringList allowed = request.allowedTools;
@@ -136,8 +141,16 @@ QStringList ClaudeProvider::arguments(const AgentLaunch &launch) const {
     // nothing written into the user's repository or ~/.claude (verified with 2.1.329).
     if (!launch.skillsDir.isEmpty())
         args << QStringLiteral("--plugin-dir") << launch.skillsDir;
+    QJsonObject settings;
     if (m_config.permissionHooks)
-        args << QStringLiteral("--settings") << hookSettings();
+        settings.insert(QStringLiteral("hooks"), hookSettings());
+    // Inside the service's sandbox the CLI's own (a user setting may enable it) would nest: as
+    // root it cannot start, and ours confines its commands already.
+    if (launch.sandboxed)
+        settings.insert(QStringLiteral("sandbox"), QJsonObject{{QStringLiteral("enabled"), false}});
+    if (!settings.isEmpty())
+        args << QStringLiteral("--settings")
+             << QString::fromUtf8(QJsonDocument(settings).toJson(QJsonDocument::Compact));
     return args;
 }
 

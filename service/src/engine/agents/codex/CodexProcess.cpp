@@ -31,7 +31,7 @@ void CodexProcess::start(const AgentLaunch &launch) {
                                << (launch.resumeId.isEmpty()
                                        ? QStringLiteral("(new thread)")
                                        : QStringLiteral("resuming ") + launch.resumeId);
-    m_lines->start(launch.program, launch.arguments, launch.cwd, launch.environment);
+    m_lines->start(launch.plan);
     send(QStringLiteral("initialize"),
          {{QStringLiteral("clientInfo"),
            QJsonObject{{QStringLiteral("name"), QStringLiteral("flotilla")},

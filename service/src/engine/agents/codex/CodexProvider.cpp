@@ -58,7 +58,13 @@ AgentLaunch CodexProvider::launch(const LaunchRequest &request) const {
     // bypass. Either way commands may write in the working directory only (the sandbox), as the
     // user's own Codex would by default in a workspace.
     launch.approvalPolicy = QStringLiteral("untrusted");
-    launch.sandbox = QStringLiteral("workspace-write");
+    // Inside the service's sandbox Codex's own stands down: nested, its bwrap cannot set up a
+    // user namespace as root ("setting up uid map"), and ours confines every command already.
+    launch.sandboxed = request.sandboxed;
+    launch.sandbox = request.sandboxed ? QStringLiteral("danger-full-access")
+                                       : QStringLiteral("workspace-write");
+    if (!m_config.home.isEmpty())
+        launch.stateDirs << m_config.home;
     return launch;
 }
 

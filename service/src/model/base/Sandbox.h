@@ -1,0 +1,100 @@
+#pragma once
+// Where and how a child process starts: as it is, or inside a bubblewrap sandbox (bwrap). Every
+// place flotillad starts a child (agents' CLIs, exec tasks, buildings, git, hooks) describes the
+// command as a ProcessSpec and asks the one ProcessLauncher for a LaunchPlan; base/ChildProcess.h
+// starts, signals and reads the exit of what the plan says. A remote host or a container later
+// changes the plan, not the call sites.
+//
+// The sandbox (docs/security.md "Sandbox"): the whole file system read-only, writable only what
+// the spec lists, hidden (an empty tmpfs, or an empty file for a file) what it hides, a private
+// /tmp and /dev/shm, its own user, PID and IPC namespaces, no capabilities (as root a sandbox
+// that keeps them can remount / read-write: measured, docs/plans/sandbox.md), no new privileges
+// (bwrap sets it), --new-session (no TIOCSTI into our terminal) and --die-with-parent.
+
+#include "base/Error.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+namespace flotilla {
+
+// What to confine a process to. Paths are absolute and clean (QDir::cleanPath).
+struct SandboxSpec {
+    bool enabled = false;
+    // Bound read-write at the same path. Each must exist.
+    QStringList writable;
+    // Bound read-only at the same path (after the hidden ones: a file the process must read
+    // inside a hidden directory, e.g. its token header file in the data directory). Each must
+    // exist.
+    QStringList readOnly;
+    // Hidden: an empty tmpfs over a directory, the launcher's empty file over a file. A path that
+    // does not exist is left out (nothing to hide).
+    QStringList hidden;
+    // Environment changes inside the sandbox (on top of the spec's environment).
+    QHash<QString, QString> setEnvironment;
+    QStringList unsetEnvironment;
+};
+
+// One command to start.
+struct ProcessSpec {
+    QString program;
+    QStringList arguments;
+    QString cwd;
+    QProcessEnvironment environment;
+    SandboxSpec sandbox;
+};
+
+// What to hand QProcess (base/ChildProcess.h applyLaunchPlan): the command as given, or bwrap with
+// the command after "--".
+struct LaunchPlan {
+    QString program;
+    QStringList arguments;
+    QString cwd;
+    QProcessEnvironment environment;
+    bool sandboxed = false;
+    // The command as asked (for messages: "cannot start git ..."), whatever program runs.
+    QString displayProgram;
+};
+
+// What this machine allows, probed once at start (probeSandbox).
+struct SandboxSupport {
+    bool usable = false;           // a sandbox can start (bwrap found, namespaces work)
+    bool networkIsolation = false; // and a network namespace too (a later allowlist mode)
+    QString bwrap;                 // the binary's absolute path; empty: not found
+    QString version;               // "bubblewrap 0.8.0"
+    QString reason;                // why not usable, with the fix; empty when usable
+    // GET /api/health details: {available, networkIsolation, bwrap, version, reason}.
+    QJsonObject toJson() const;
+};
+
+// `bwrapProgram`: a name looked up in PATH or an absolute path. Runs `bwrap --version` and then
+// the very base every sandbox uses around /bin/true (and again with --unshare-net), each at most
+// `timeoutMs`. Blocking: call once, at start.
+SandboxSupport probeSandbox(const QString &bwrapProgram, int timeoutMs = 5000);
+
+// bwrap's arguments for `spec` (everything before "--"). Exposed for the tests; the launcher
+// uses it. `emptyFile`: an existing empty, read-only file bound over hidden files.
+QStringList bwrapArguments(const SandboxSpec &spec, const QString &cwd, const QString &emptyFile);
+
+class ProcessLauncher final {
+public:
+    // `emptyFile`: see bwrapArguments; the launcher creates it (0444) when missing.
+    ProcessLauncher(SandboxSupport support, QString emptyFile);
+
+    const SandboxSupport &support() const { return m_support; }
+
+    // Not sandboxed: the spec as is (never fails). Sandboxed: bwrap around it;
+    // 503 sandbox_unavailable (the probe's reason) when the probe said no; 422 invalid_sandbox
+    // when the cwd or a writable or read-only path is missing, or the cwd is hidden (bwrap would
+    // only say "Can't chdir" after the fact).
+    Result<LaunchPlan> plan(const ProcessSpec &spec) const;
+
+private:
+    SandboxSupport m_support;
+    QString m_emptyFile;
+};
+
+} // namespace flotilla
