@@ -82,6 +82,9 @@ int main(int argc, char **argv) {
     QDir().mkpath(home);
     QDir().mkpath(cwd);
     QProcessEnvironment env = anthropic.claudeEnvironment(home);
+    // Agents unconfined, as these numbers have always been taken (bench_sandbox measures the
+    // sandbox).
+    env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
     const QProcessEnvironment codexEnv = openai.codexEnvironment(home);
     for (const QString &key : codexEnv.keys())
         env.insert(key, codexEnv.value(key));

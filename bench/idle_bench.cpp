@@ -188,6 +188,9 @@ int main(int argc, char **argv) {
     QProcessEnvironment env = provider == QLatin1String("codex")
                                   ? openai.codexEnvironment(home)
                                   : anthropic.claudeEnvironment(home);
+    // Agents unconfined, as these numbers have always been taken (bench_sandbox measures the
+    // sandbox).
+    env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
     env.insert(QStringLiteral("FLOTILLA_CLAUDE_BIN"), MockAnthropic::claudeBinary());
     env.insert(QStringLiteral("FLOTILLA_CODEX_BIN"), MockOpenAI::codexBinary());
     env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));

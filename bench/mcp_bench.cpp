@@ -209,6 +209,9 @@ std::optional<RunResult> runOnce(const QString &flotillad, int rate, int seconds
     const QByteArray token = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
     QProcess service;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    // Agents unconfined, as these numbers have always been taken (bench_sandbox measures the
+    // sandbox).
+    env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
     env.insert(s("HOME"), home.path());
     env.insert(s("AUTH_TOKEN"), QString::fromLatin1(token));
     env.remove(s("FLOTILLA_PORT"));

@@ -178,6 +178,9 @@ int main(int argc, char *argv[]) {
     QDir().mkpath(home);
     QDir().mkpath(cwd);
     QProcessEnvironment env = mock.claudeEnvironment(home);
+    // Agents unconfined, as these numbers have always been taken (bench_sandbox measures the
+    // sandbox).
+    env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
     env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
     env.insert(QStringLiteral("FLOTILLA_CLAUDE_BIN"),
                flotilla::test::MockAnthropic::claudeBinary());

@@ -190,6 +190,9 @@ int runDriver(const QCommandLineParser &args, const QString &self) {
     QDir().mkpath(home);
     QDir().mkpath(cwd);
     QProcessEnvironment env = mock.claudeEnvironment(home);
+    // Agents unconfined, as these numbers have always been taken (bench_sandbox measures the
+    // sandbox).
+    env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
     env.insert(QStringLiteral("FLOTILLA_CLAUDE_BIN"), MockAnthropic::claudeBinary());
     env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
     ServiceProcess svc;

@@ -6,6 +6,7 @@
 #include "core/AgentsModel.h"
 #include "core/ListModels.h"
 #include "protocol/ExecNames.h"
+#include "protocol/SandboxNames.h"
 #include "protocol/WireNames.h"
 
 #include <QSignalSpy>
@@ -108,6 +109,26 @@ private Q_SLOTS:
                  QStringLiteral("codex \u00b7 gpt-5-codex"));
         QCOMPARE(m.headerData(AgentsModel::Provider, Qt::Horizontal).toString(),
                  QStringLiteral("Provider"));
+
+        // A sandbox set (or changed by PATCH) marks the name: its badge role and tooltip.
+        namespace sbk = flotilla::wire::sandbox::key;
+        QVERIFY(!m.index(0, AgentsModel::Name).data(AgentsModel::SandboxedRole).toBool());
+        QVERIFY(!m.index(0, AgentsModel::Name).data(Qt::ToolTipRole).isValid());
+        changed.clear();
+        m.applyChanges(
+            QStringLiteral("a"),
+            {{sbk::Sandbox, QJsonObject{{sbk::Mode, flotilla::wire::sandbox::mode::Workspace},
+                                        {sbk::Network, flotilla::wire::sandbox::network::Full}}}});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toModelIndex(), m.index(0, AgentsModel::Name));
+        QCOMPARE(changed.at(0).at(1).toModelIndex(), m.index(0, AgentsModel::Name));
+        QVERIFY(m.index(0, AgentsModel::Name).data(AgentsModel::SandboxedRole).toBool());
+        QVERIFY(m.index(0, AgentsModel::Name)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("Sandbox workspace: ")));
+        m.applyChanges(QStringLiteral("a"), {{sbk::Sandbox, QJsonValue()}});
+        QVERIFY(!m.index(0, AgentsModel::Name).data(AgentsModel::SandboxedRole).toBool());
 
         m.remove(QStringLiteral("a"));
         QCOMPARE(m.rowOf(QStringLiteral("b")), 0);

@@ -3,7 +3,9 @@
 // no window by itself; Enter opens its dialog, whose Grant / Deny reach the agent, and G / D answer
 // it from the inbox; the default layout gives the conversation most of the window; the boss view
 // shows a boss's team and its delegation decisions, and a fresh window loads an agent's history
-// page by page as the conversation is scrolled to the top.
+// page by page as the conversation is scrolled to the top. A sandboxed agent (bubblewrap) says
+// so in its header and with a padlock on its name in the table, and a command's refused write
+// outside its working directory gets a hint under the output.
 
 #include "support/HermeticGui.h"
 #include "support/MonitorUiFixture.h"
@@ -15,6 +17,7 @@
 #include "ui/PermissionPrompter.h"
 
 #include "core/InboxModel.h"
+#include "protocol/SandboxNames.h"
 
 #include <QApplication>
 #include <QDir>
@@ -22,6 +25,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QIcon>
 #include <QJsonArray>
 #include <QLabel>
 #include <QListView>
@@ -32,6 +36,7 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QUuid>
 
 using namespace flotilla;
 using namespace flotilla::monitor;
@@ -105,6 +110,18 @@ private:
             inbox->index(inbox->rowOfRequest(f.session.get(), requestOf(agentId))));
         list->setFocus();
         return !openPermissionDialog();
+    }
+
+    // The agents table's row of `agentId` (through its sort/filter proxy), at `column`.
+    QModelIndex tableIndex(const QString &agentId, int column) const {
+        const auto *table = f.window->findChild<QTableView *>(QStringLiteral("agentsTable"));
+        const QAbstractItemModel *m = table->model();
+        for (int row = 0; row < m->rowCount(); ++row) {
+            const QModelIndex i = m->index(row, column);
+            if (i.data(AgentsModel::AgentIdRole).toString() == agentId)
+                return i;
+        }
+        return {};
     }
 
     // The pending request of an agent, from the inbox's items.
@@ -296,6 +313,82 @@ private Q_SLOTS:
         QTRY_VERIFY(state->text().contains(QStringLiteral("Beginning")));
         // The lines the user was reading stayed in view: not jumped back to the top.
         QVERIFY(view->verticalScrollBar()->value() > view->verticalScrollBar()->minimum());
+    }
+
+    void sandboxShowsInTheHeaderTheTableAndRefusedWrites() {
+        namespace sbk = wire::sandbox::key;
+        QCOMPARE(f.mock.pendingTurns(), 0);
+        const QString id = f.createAgent(
+            QStringLiteral("boxed"),
+            {{QString(sbk::Sandbox), QJsonObject{{sbk::Mode, wire::sandbox::mode::Workspace}}}});
+        QVERIFY(!id.isEmpty());
+        QTRY_VERIFY(f.session->agents().rowOf(id) >= 0);
+        f.agentsView()->selectAgent(id);
+        QTRY_COMPARE(f.window->agentPane()->agentId(), id);
+        const auto usage = f.window->agentPane()->findChild<QLabel *>(QStringLiteral("agentUsage"));
+        QTRY_VERIFY2(
+            usage->text().contains(QStringLiteral("sandbox: workspace \u00b7 network full")),
+            qPrintable(usage->text()));
+        QVERIFY2(usage->toolTip().contains(QStringLiteral("working directory")),
+                 qPrintable(usage->toolTip()));
+        // The table: a padlock on its name, the sandbox in the name's tooltip; an agent without a
+        // sandbox of its own has neither.
+        const QModelIndex name = tableIndex(id, AgentsModel::Name);
+        QVERIFY(name.isValid());
+        QVERIFY(!name.data(Qt::DecorationRole).value<QIcon>().isNull());
+        QVERIFY2(
+            name.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Sandbox workspace")),
+            qPrintable(name.data(Qt::ToolTipRole).toString()));
+        const QString plain = f.session->agents().agentIds().constFirst();
+        QVERIFY(plain != id);
+        QVERIFY(!tableIndex(plain, AgentsModel::Name).data(Qt::DecorationRole).isValid());
+        QVERIFY(!tableIndex(plain, AgentsModel::Name).data(Qt::ToolTipRole).isValid());
+
+        // A write outside the working directory fails in the sandbox; the open row says why.
+        const QString outside =
+            QStringLiteral("/etc/flotilla-ui-") + QUuid::createUuid().toString(QUuid::Id128);
+        f.mock.queueToolUse(QStringLiteral("Bash"),
+                            {{QStringLiteral("command"),
+                              QStringLiteral("touch %1; echo outside-rc=$?").arg(outside)},
+                             {QStringLiteral("description"), QStringLiteral("write outside")}});
+        f.mock.queueText(QStringLiteral("Tried."));
+        QCOMPARE(f.sendMessage(id, QStringLiteral("write outside")).status, 200);
+        TranscriptModel &out = f.session->conversation(id);
+        int row = -1;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                for (int r = 0; r < out.rowCount(); ++r)
+                    if (out.entry(r).kind == TranscriptEntry::Kind::Tool && out.entry(r).hasResult)
+                        row = r;
+                return row >= 0;
+            }(),
+            60000);
+        QVERIFY2(out.entry(row).toolOutput.contains(QStringLiteral("Read-only file system")),
+                 qPrintable(out.entry(row).toolOutput));
+        QVERIFY(!QFileInfo::exists(outside));
+        ui::ConversationView *view = f.window->agentPane()->conversationView();
+        const QString hint =
+            QStringLiteral("The sandbox allows writes only in the agent's working");
+        QVERIFY(!view->toPlainText().contains(hint)); // closed rows stay one line
+        out.setExpanded(row, true);
+        QTRY_VERIFY2(view->toPlainText().contains(hint),
+                     qPrintable(view->toPlainText().right(600)));
+        const QString shot = QStringLiteral(FLOTILLA_SCREENSHOT_DIR "/monitor-sandbox.png");
+        QVERIFY(f.window->grab().save(shot, "PNG"));
+
+        // Its sandbox turned off by PATCH: the header says so, the padlock and the hint go.
+        namespace sbm = wire::sandbox::mode;
+        QTRY_COMPARE_WITH_TIMEOUT(str(f.session->agents().agent(id), "status"),
+                                  QStringLiteral("idle"), 30000);
+        QCOMPARE(f.http
+                     .patch(f.url(QStringLiteral("/api/agents/%1").arg(id)),
+                            {{QString(sbk::Sandbox), QJsonObject{{sbk::Mode, sbm::Off}}}})
+                     .status,
+                 200);
+        QTRY_VERIFY2(usage->text().contains(QStringLiteral("no sandbox")),
+                     qPrintable(usage->text()));
+        QVERIFY(!tableIndex(id, AgentsModel::Name).data(Qt::DecorationRole).isValid());
+        QTRY_VERIFY(!view->toPlainText().contains(hint));
     }
 };
 

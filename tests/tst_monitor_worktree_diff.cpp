@@ -1,9 +1,12 @@
 // Core units of the Changes tab and the usage line, no service: a git patch
 // cut into lines that know their file and worktree line (renames, new and deleted files, binary
-// files, quoted paths, "\ No newline"), and how usage, budgets and a released process read.
+// files, quoted paths, "\ No newline"), and how usage, budgets, a released process and a
+// sandbox read.
 
+#include "core/SandboxText.h"
 #include "core/UsageText.h"
 #include "core/WorktreeDiff.h"
+#include "protocol/SandboxNames.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -144,6 +147,52 @@ private Q_SLOTS:
         QVERIFY(processLine(a).startsWith(QStringLiteral("process released")));
         a.insert(QStringLiteral("isProcessRunning"), true);
         QCOMPARE(processLine(a), QString());
+    }
+
+    // null (the service's default) says nothing; off says so; workspace names its network, the
+    // details list the hosts and paths; a refused write gets its hint only when sandboxed.
+    void sandboxReads() {
+        namespace sbk = flotilla::wire::sandbox::key;
+        namespace sbm = flotilla::wire::sandbox::mode;
+        namespace sbn = flotilla::wire::sandbox::network;
+        QJsonObject a{{QStringLiteral("status"), QStringLiteral("idle")},
+                      {QString(sbk::Sandbox), QJsonValue()}};
+        QCOMPARE(sandboxLine(a), QString());
+        QCOMPARE(sandboxDetails(a), QString());
+        QVERIFY(!isSandboxed(a));
+
+        a.insert(sbk::Sandbox, QJsonObject{{sbk::Mode, sbm::Off}, {sbk::Network, sbn::Full}});
+        QCOMPARE(sandboxLine(a), QStringLiteral("no sandbox"));
+        QVERIFY(sandboxDetails(a).startsWith(QStringLiteral("No sandbox")));
+        QVERIFY(!isSandboxed(a));
+
+        a.insert(sbk::Sandbox, QJsonObject{{sbk::Mode, sbm::Workspace}, {sbk::Network, sbn::Full}});
+        QCOMPARE(sandboxLine(a), QStringLiteral("sandbox: workspace \u00b7 network full"));
+        QCOMPARE(sandboxDetails(a),
+                 QStringLiteral("Sandbox workspace: commands write only in the agent's working "
+                                "directory.\nNetwork: full"));
+        QVERIFY(isSandboxed(a));
+
+        a.insert(sbk::Sandbox,
+                 QJsonObject{{sbk::Mode, sbm::Workspace},
+                             {sbk::Network, sbn::Allowlist},
+                             {sbk::AllowHosts, QJsonArray{QStringLiteral("api.example.com"),
+                                                          QStringLiteral("pypi.org:443")}},
+                             {sbk::Writable, QJsonArray{QStringLiteral("/srv/cache")}},
+                             {sbk::Hidden, QJsonArray{QStringLiteral("/srv/keys")}}});
+        QCOMPARE(sandboxLine(a),
+                 QStringLiteral("sandbox: workspace \u00b7 network allowlist (2 host(s))"));
+        const QStringList details = sandboxDetails(a).split(u'\n');
+        QCOMPARE(details.size(), 4);
+        QCOMPARE(details[1], QStringLiteral("Network: allowlist: api.example.com, pypi.org:443"));
+        QCOMPARE(details[2], QStringLiteral("Also writable: /srv/cache"));
+        QCOMPARE(details[3], QStringLiteral("Hidden: /srv/keys"));
+
+        const QString refused =
+            QStringLiteral("touch: cannot touch '/etc/x': Read-only file system\noutside-rc=1");
+        QVERIFY(sandboxHint(true, refused).contains(QStringLiteral("working directory")));
+        QCOMPARE(sandboxHint(false, refused), QString());
+        QCOMPARE(sandboxHint(true, QStringLiteral("touch: Permission denied")), QString());
     }
 };
 

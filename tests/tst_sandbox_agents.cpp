@@ -8,10 +8,15 @@
 
 #include "support/WorktreeFixture.h"
 
+#include "support/ServiceProcess.h"
+
 #include <QFile>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
+
+#include <unistd.h>
 
 using namespace flotilla;
 using namespace flotilla::test;
@@ -154,6 +159,106 @@ private Q_SLOTS:
         QVERIFY2(str(free, "output").contains(QStringLiteral("rc=0")),
                  qPrintable(str(free, "output")));
         QVERIFY(QFile::remove(outside));
+    }
+
+    // The same confinement when flotillad runs as an unprivileged user (here `nobody`, through
+    // runuser): bubblewrap's user namespace is then the only privilege it has.
+    void confinedAsAnUnprivilegedUser_data() { addProviderRows(); }
+    void confinedAsAnUnprivilegedUser() {
+        QFETCH(QString, provider);
+        if (::geteuid() != 0)
+            QSKIP("needs root to run the service as another user (runuser); CI runs as root");
+        const bool codex = provider == QLatin1String("codex");
+        MockAnthropic claude;
+        MockOpenAI openai;
+        QVERIFY(codex ? openai.start() : claude.start());
+        const auto model = codex ? scriptedModel(openai) : scriptedModel(claude);
+        // Not under /tmp: the sandbox has a /tmp of its own, which would hide the host's anyway.
+        QTemporaryDir tmp(QStringLiteral("/var/tmp/tst_sandbox_agents-XXXXXX"));
+        QVERIFY(tmp.isValid());
+        QVERIFY(QFile::setPermissions(
+            tmp.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                            QFileDevice::ReadOther | QFileDevice::ExeOther));
+        const QString home = tmp.path() + QStringLiteral("/home");
+        const QString project = tmp.path() + QStringLiteral("/project");
+        const QString data = tmp.path() + QStringLiteral("/data");
+        // Writable for nobody on the host, outside the agent's project.
+        const QString elsewhere = tmp.path() + QStringLiteral("/elsewhere");
+        QVERIFY(QDir().mkpath(elsewhere));
+        QVERIFY(QDir().mkpath(home + QStringLiteral("/.ssh")));
+        QVERIFY(QDir().mkpath(project));
+        QVERIFY(QDir().mkpath(data));
+        {
+            QFile key(home + QStringLiteral("/.ssh/id_test"));
+            QVERIFY(key.open(QIODevice::WriteOnly));
+            key.write("PRIVATE KEY\n");
+        }
+        QProcessEnvironment env =
+            codex ? openai.codexEnvironment(home) : claude.claudeEnvironment(home);
+        for (const QString &k : hermeticEnv(home).keys()) {
+            if (!env.contains(k))
+                env.insert(k, hermeticEnv(home).value(k));
+        }
+        env.insert(QStringLiteral("AUTH_TOKEN"), QStringLiteral("nobody-sandbox-token-0123456789"));
+        // Everything the service and its agents write belongs to the service's user.
+        QProcess chown;
+        chown.start(QStringLiteral("chown"),
+                    {QStringLiteral("-R"), QStringLiteral("nobody:nogroup"), home, project, data,
+                     elsewhere});
+        QVERIFY(chown.waitForFinished(10000) && chown.exitCode() == 0);
+
+        ServiceProcess svc;
+        svc.setRunAs(QStringLiteral("nobody"));
+        QVERIFY2(svc.start({QStringLiteral("--data-dir"), data, QStringLiteral("--claude-bin"),
+                            QStringLiteral(FLOTILLA_TEST_CLAUDE_BIN), QStringLiteral("--codex-bin"),
+                            QStringLiteral(FLOTILLA_TEST_CODEX_BIN)},
+                           env, 20000),
+                 svc.stdErr().constData());
+        HttpClient http;
+        http.setToken(QByteArrayLiteral("nobody-sandbox-token-0123456789"));
+        QJsonObject body = sandboxed();
+        body.insert(QStringLiteral("name"), QStringLiteral("boxed"));
+        body.insert(QStringLiteral("cwd"), project);
+        if (codex) {
+            body.insert(QStringLiteral("provider"), QStringLiteral("codex"));
+            body.insert(QStringLiteral("model"), QStringLiteral("gpt-mock"));
+        }
+        const HttpResponse created =
+            http.post(localUrl(svc.port(), QStringLiteral("/api/agents")), body);
+        QCOMPARE(created.status, 201);
+        const QString id = str(created.object(), "id");
+        const QString outside =
+            QStringLiteral("/tmp/flotilla-sbx-") + QUuid::createUuid().toString(QUuid::Id128);
+        // As nobody, /tmp is writable outside a sandbox: inside, it is the sandbox's own.
+        model->queueCommand(QStringLiteral("{ touch %1; echo outside-rc=$?; id -u; echo "
+                                           "ssh-entries=$(ls -A \"$HOME/.ssh\" | wc -l); touch "
+                                           "%2/x; echo elsewhere-rc=$?; } > report.txt 2>&1")
+                                .arg(outside, elsewhere));
+        model->queueText(QStringLiteral("Done."));
+        QCOMPARE(http.post(localUrl(svc.port(), QStringLiteral("/api/agents/%1/message").arg(id)),
+                           QJsonObject{{QStringLiteral("message"), QStringLiteral("probe")}})
+                     .status,
+                 200);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            http.get(localUrl(svc.port(), QStringLiteral("/api/agents/") + id))
+                        .object()
+                        .value(QStringLiteral("taskCount"))
+                        .toInt() >= 1 &&
+                str(http.get(localUrl(svc.port(), QStringLiteral("/api/agents/") + id)).object(),
+                    "status") == QLatin1String("idle"),
+            60000);
+        QFile report(project + QStringLiteral("/report.txt"));
+        QVERIFY2(report.open(QIODevice::ReadOnly), qPrintable(report.fileName()));
+        const QString out = QString::fromUtf8(report.readAll());
+        QVERIFY2(out.contains(QStringLiteral("outside-rc=0")), qPrintable(out)); // its private /tmp
+        QVERIFY(!QFileInfo::exists(outside));                                    // not the host's
+        QVERIFY2(out.contains(QStringLiteral("65534")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("ssh-entries=0")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("Read-only file system")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("elsewhere-rc=1")), qPrintable(out));
+        QVERIFY(!QFileInfo::exists(elsewhere + QStringLiteral("/x")));
+        QCOMPARE(QFileInfo(report).ownerId(), uint(65534));
+        QVERIFY(svc.terminate());
     }
 
     // A worktree agent writes its own branch in the main repository's git directory, and nothing

@@ -261,6 +261,8 @@ void TestSoak::mixedLoadKeepsMemoryAndDescriptorsFlat() {
     env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
     env.remove(QStringLiteral("AUTH_TOKEN"));
     env.remove(QStringLiteral("FLOTILLA_PORT"));
+    // Unconfined agents, as every suite but tst_sandbox_agents runs them (support/TestService).
+    env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
     QVERIFY2(m_svc.start({QStringLiteral("--data-dir"), tmp.path() + QStringLiteral("/data"),
                           QStringLiteral("--claude-bin"), MockAnthropic::claudeBinary()},
                          env, scaled(10000)),

@@ -4,14 +4,18 @@
 // list and the conversation's header show exactly what the service recorded; a lifetime token
 // budget shows its use with a bar, a day budget what today used (GET /api/usage), a budget
 // below what was used marks the agent in the list, and a stopped agent shows its process
-// released. Screenshots go to <build>/screenshots.
+// released. An agent's sandbox shows in the list and the header the same way, and a command's
+// refused write gets a hint. Screenshots go to <build>/screenshots.
 
+#include "protocol/SandboxNames.h"
 #include "support/AgentRig.h"
 #include "support/BrowserBridge.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QTest>
+#include <QUuid>
 
 using namespace flotilla;
 using namespace flotilla::test;
@@ -19,6 +23,12 @@ using namespace flotilla::test;
 namespace {
 const QByteArray kToken = QByteArrayLiteral("usage-suite-token-77ab");
 } // namespace
+
+#define WAIT_JS(js) QVERIFY2(m_browser.waitJs(js), qPrintable(m_browser.lastError()))
+#define WAIT_JS_LONG(js, s) QVERIFY2(m_browser.waitJs(js, s), qPrintable(m_browser.lastError()))
+#define CLICK(css)                                                                                 \
+    QVERIFY2(m_browser.run(QStringLiteral("click"), args({{QStringLiteral("css"), css}})),         \
+             qPrintable(m_browser.lastError()))
 
 class TestWebUsage : public QObject {
     Q_OBJECT
@@ -193,6 +203,69 @@ private Q_SLOTS:
                  200);
         QVERIFY(m_browser.waitJs(
             QStringLiteral("return !document.querySelector('%1').dataset.budget").arg(row)));
+    }
+
+    // A sandbox asked for at creation: "Sandboxed" in the list (its title says which), the
+    // sandbox in the header, a hint under a command's refused write outside the working
+    // directory; turned off by PATCH, the header says so. An agent without one shows nothing.
+    void sandboxShowsInTheListTheHeaderAndRefusedWrites() {
+        namespace sb = flotilla::wire::sandbox;
+        const HttpResponse made = m_rig->createAgent(
+            QStringLiteral("boxed"),
+            {{QStringLiteral("permissionMode"), QStringLiteral("auto")},
+             {QString(sb::key::Sandbox), QJsonObject{{sb::key::Mode, sb::mode::Workspace}}}});
+        QCOMPARE(made.status, 201);
+        const QString id = made.object().value(QStringLiteral("id")).toString();
+        const auto inRow = [](const QString &agentId, const QString &css) {
+            return QStringLiteral("document.querySelector('#agent-list li[data-id=\"%1\"] %2')")
+                .arg(agentId, css);
+        };
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        WAIT_JS(QStringLiteral("const b = %1; return !!b && b.textContent === 'Sandboxed' &&"
+                               " b.title === 'Sandbox: workspace · network full'")
+                    .arg(inRow(id, QStringLiteral(".badge.sandbox"))));
+        WAIT_JS(QStringLiteral("return !!%1 && !%2")
+                    .arg(inRow(m_rig->agentId, QStringLiteral(".agent-name")),
+                         inRow(m_rig->agentId, QStringLiteral(".badge.sandbox"))));
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-agents-sandbox")));
+
+        CLICK(QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(id));
+        WAIT_JS(QStringLiteral("const s = document.getElementById('agent-sandbox');"
+                               "return !!s && !s.hidden &&"
+                               " s.textContent === 'Sandbox: workspace · network full'"));
+        const QString outside =
+            QStringLiteral("/etc/flotilla-web-") + QUuid::createUuid().toString(QUuid::Id128);
+        m_rig->model().queueCommand(QStringLiteral("touch %1; echo outside-rc=$?").arg(outside));
+        m_rig->model().queueText(QStringLiteral("Tried."));
+        QCOMPARE(m_rig->send(QStringLiteral("write outside"), id).status, 200);
+        WAIT_JS_LONG(QStringLiteral("const t = document.querySelector('#transcript .tool-hint');"
+                                    "return !!t && !t.hidden &&"
+                                    " t.textContent.startsWith('The sandbox allows writes only') &&"
+                                    " t.closest('.tool').querySelector('.tool-output').textContent"
+                                    ".includes('Read-only file system')"),
+                     60);
+        QVERIFY(!QFileInfo::exists(outside));
+        QVERIFY(m_browser
+                    .eval(QStringLiteral("const t = document.querySelector('#transcript .tool');"
+                                         "t.open = true; t.querySelector('.tool-hint')"
+                                         ".scrollIntoView({block: 'end'}); return true"))
+                    .toBool());
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-conversation-sandbox")));
+
+        QVERIFY(m_rig->waitStatus(QStringLiteral("idle"), 30000, id));
+        QCOMPARE(
+            m_rig->http
+                .patch(m_rig->svc->url(QStringLiteral("/api/agents/") + id),
+                       {{QString(sb::key::Sandbox), QJsonObject{{sb::key::Mode, sb::mode::Off}}}})
+                .status,
+            200);
+        WAIT_JS(QStringLiteral("return document.getElementById('agent-sandbox').textContent ==="
+                               " 'No sandbox'"));
+        // No sandbox of its own: no line in the header.
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        CLICK(QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(m_rig->agentId));
+        WAIT_JS(QStringLiteral("const s = document.getElementById('agent-sandbox');"
+                               "return !!s && s.hidden && s.textContent === ''"));
     }
 };
 

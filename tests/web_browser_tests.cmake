@@ -12,7 +12,7 @@ function(flotilla_browser_test name)
     set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS browser)
 endfunction()
 flotilla_browser_test(tst_web_browser)
-# Usage and budgets on the page.
+# Usage, budgets and sandboxes on the page.
 flotilla_browser_test(tst_web_usage)
 # What a request will change, and tables in replies.
 flotilla_browser_test(tst_web_replies)

@@ -8,7 +8,8 @@ import {classIcon} from './icons.js';
 import {mcpSummary, toolTitle} from './mcp.js';
 import {renderMarkdown} from './markdown.js';
 import {state, subscribe} from './store.js';
-import {BUDGET_ERROR, budgetUse, contextMeter, hasTeam, requestCard, statusBadge} from './views.js';
+import {BUDGET_ERROR, budgetUse, contextMeter, hasTeam, requestCard, sandboxHint, sandboxText, statusBadge}
+  from './views.js';
 
 const PAGE = 40;
 const MAX_TOOL_OUTPUT = 16 * 1024;
@@ -39,19 +40,24 @@ function usageSummary(u) {
     ` · ${formatUsd(u.costUsd)}`;
 }
 
-function toolBlock(name, input) {
+// hintFor(output): a line under the output that says why it failed, or ''.
+function toolBlock(name, input, hintFor) {
   const out = h('pre', {class: 'tool-output'});
   out.hidden = true;
+  const hint = h('p', {class: 'tool-hint muted'});
+  hint.hidden = true;
   const summary = mcpSummary(name, input) || toolSummary(input);
   const block = h('details', {class: 'tool'},
     h('summary', null, h('span', {class: 'tool-name'}, toolTitle(name)), summary ? ' ' + clip(summary, 120) : ''),
     input && Object.keys(input).length ? h('pre', {class: 'tool-input'}, JSON.stringify(input, null, 2)) : null,
-    out);
+    out, hint);
   block.toolName = name;
   block.setOutput = (text, isError) => {
     const t = String(text ?? '');
     out.textContent = t.length > MAX_TOOL_OUTPUT ? t.slice(0, MAX_TOOL_OUTPUT) + '\n…' : t;
     out.hidden = !t;
+    hint.textContent = hintFor(t);
+    hint.hidden = !hint.textContent;
     if (isError) block.classList.add('failed');
   };
   return block;
@@ -80,6 +86,7 @@ export function conversationView(main, params, ctx) {
   const usage = h('span', {id: 'agent-usage'});
   const budget = h('span', {id: 'agent-budget', class: 'budget'});
   const processState = h('span', {id: 'agent-process', class: 'muted'});
+  const sandbox = h('span', {id: 'agent-sandbox', class: 'muted'});
   const stop = h('button', {type: 'button', class: 'deny', id: 'stop-agent', onclick: () => {
     if (!ctx.conn.send('stop_agent', {agentId})) ctx.toast('Not connected.', 'error');
   }}, 'Stop');
@@ -99,7 +106,7 @@ export function conversationView(main, params, ctx) {
       h('a', {href: '/', 'data-nav': true, class: 'back', 'aria-label': 'Back to agents'}, '‹'),
       icon, title, status, stop),
     shape,
-    h('p', {class: 'agent-meta'}, meta, context, usage, budget, processState),
+    h('p', {class: 'agent-meta'}, meta, sandbox, context, usage, budget, processState),
     log, requests, form));
   log.append(older);
 
@@ -149,6 +156,8 @@ export function conversationView(main, params, ctx) {
     status.replaceChildren(statusBadge(a.status));
     meta.textContent = `${a.provider || 'claude'} · ${a.model || ''} · ${a.cwd || ''}` +
       (a.currentTool ? ` · tool: ${a.currentTool}` : '');
+    sandbox.textContent = sandboxText(a);
+    sandbox.hidden = !sandbox.textContent;
     context.replaceChildren(contextMeter(a));
     usage.textContent = usageSummary(a.usage || {});
     renderBudget(a);
@@ -227,6 +236,7 @@ export function conversationView(main, params, ctx) {
   let loading = false;
   let sessionId = null;
   const toolsById = new Map();
+  const hintFor = (output) => sandboxHint(state.agents.get(agentId) || agent, output);
 
   const entryNodes = (entries) => {
     const nodes = [];
@@ -234,13 +244,13 @@ export function conversationView(main, params, ctx) {
       if (e.type === 'user') nodes.push(bubble('user', e.content || '', e.timestamp));
       else if (e.type === 'assistant') nodes.push(bubble('assistant', e.content || '', e.timestamp));
       else if (e.type === 'tool_use') {
-        const block = toolBlock(e.toolName, e.toolInput);
+        const block = toolBlock(e.toolName, e.toolInput, hintFor);
         if (e.toolUseId) toolsById.set(e.toolUseId, block);
         nodes.push(block);
       } else if (e.type === 'tool_result') {
         const block = e.toolUseId && toolsById.get(e.toolUseId);
         if (block) block.setOutput(e.content, e.isError);
-        else { const b = toolBlock(e.toolName || 'result', null); b.setOutput(e.content, e.isError); nodes.push(b); }
+        else { const b = toolBlock(e.toolName || 'result', null, hintFor); b.setOutput(e.content, e.isError); nodes.push(b); }
       }
     }
     return nodes;
@@ -299,7 +309,7 @@ export function conversationView(main, params, ctx) {
   const onChunk = (c) => {
     if (c.toolName && c.toolInput !== undefined) {
       endBubble();
-      const block = toolBlock(c.toolName, c.toolInput);
+      const block = toolBlock(c.toolName, c.toolInput, hintFor);
       lastTools.push(block);
       appendNode(block);
       return;

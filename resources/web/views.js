@@ -79,6 +79,33 @@ export function usageLine(a) {
       : level === 'near' ? h('span', {class: 'badge budget-near'}, 'Budget ≥ 80%') : null);
 }
 
+// --- Sandbox ---------------------------------------------------------------------------------
+
+// The agent's own sandbox confines its commands (null: the service's default, which the page
+// cannot tell, so it says nothing).
+export const isSandboxed = (a) => !!a.sandbox && a.sandbox.mode === 'workspace';
+
+// 'Sandbox: workspace · network full', with the allowed hosts and the extra writable and hidden
+// paths; 'No sandbox' for mode off; '' without a sandbox of its own.
+export function sandboxText(a) {
+  const s = a.sandbox;
+  if (!s || !s.mode) return '';
+  if (!isSandboxed(a)) return 'No sandbox';
+  const network = s.network || 'full';
+  const list = (xs) => (xs || []).join(', ');
+  return [`Sandbox: ${s.mode}`,
+    network === 'allowlist' ? `network allowlist: ${list(s.allowHosts) || 'no hosts'}` : `network ${network}`,
+    s.writable && s.writable.length ? `also writable: ${list(s.writable)}` : '',
+    s.hidden && s.hidden.length ? `hidden: ${list(s.hidden)}` : ''].filter(Boolean).join(' · ');
+}
+
+// What a refused write in a sandbox prints (EROFS): said once under the tool's output.
+export function sandboxHint(a, output) {
+  return isSandboxed(a) && /Read-only file system/.test(output || '')
+    ? 'The sandbox allows writes only in the agent\'s working directory (and the paths it lists as writable).'
+    : '';
+}
+
 // --- Agents -------------------------------------------------------------------------------
 
 let filterText = '';
@@ -130,6 +157,7 @@ function agentRow(a) {
         classIcon(a.class),
         h('strong', {class: 'agent-name'}, a.name),
         statusBadge(a.status),
+        isSandboxed(a) ? h('span', {class: 'badge sandbox', title: sandboxText(a)}, 'Sandboxed') : null,
         h('span', {class: 'provider'}, `${a.provider || 'claude'} · ${a.model || ''}`)),
       doing ? h('span', {class: 'doing'}, doing) : null,
       h('span', {class: 'agent-foot'}, contextMeter(a), usageLine(a))));

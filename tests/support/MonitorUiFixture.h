@@ -49,6 +49,8 @@ public:
         env.remove(QStringLiteral("AUTH_TOKEN"));
         env.remove(QStringLiteral("FLOTILLA_PORT"));
         env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        // As hermeticEnv: agents unconfined unless a suite asks for a sandbox.
+        env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
         QStringList args{QStringLiteral("--data-dir"), tmp.path() + QStringLiteral("/data"),
                          QStringLiteral("--claude-bin"), MockAnthropic::claudeBinary()};
         if (port != 0)

@@ -1,7 +1,9 @@
 #include "core/AgentsModel.h"
 
 #include "core/MonitorLog.h"
+#include "core/SandboxText.h"
 #include "core/UsageText.h"
+#include "protocol/SandboxNames.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 
@@ -36,6 +38,8 @@ int columnOfKey(const QString &key) {
         {QString(k::TaskLabel), AgentsModel::Task},
         {QString(::flotilla::wire::usage::key::Usage), AgentsModel::Usage},
         {QString(::flotilla::wire::usage::key::Budget), AgentsModel::Usage},
+        // The badge and tooltip on the name.
+        {QString(::flotilla::wire::sandbox::key::Sandbox), AgentsModel::Name},
     };
     return columns.value(key, -1);
 }
@@ -84,7 +88,13 @@ QVariant AgentsModel::data(const QModelIndex &index, int role) const {
         return a.value(k::ContextLimit).toInteger();
     case AgentJsonRole:
         return a;
+    case SandboxedRole:
+        return isSandboxed(a);
     case Qt::ToolTipRole:
+        if (index.column() == Name) {
+            const QString sandbox = sandboxDetails(a);
+            return sandbox.isEmpty() ? QVariant() : sandbox;
+        }
         if (index.column() == Status && a.value(k::LastError).isString())
             return a.value(k::LastError).toString();
         if (index.column() == Task)

@@ -35,6 +35,7 @@ public:
         ContextLimitRole,    // qint64
         AgentJsonRole,       // the whole agent object
         SortRole,            // what the proxy sorts by (numbers for Context)
+        SandboxedRole,       // bool: its own sandbox confines its commands (the Name's badge)
     };
 
     explicit AgentsModel(QObject *parent = nullptr);

@@ -1,6 +1,7 @@
 #include "ui/AgentPane.h"
 
 #include "core/MonitorSession.h"
+#include "core/SandboxText.h"
 #include "core/UsageText.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/WireNames.h"
@@ -121,6 +122,8 @@ void AgentPane::setAgent(const QString &agentId) {
     m_historyState->clear();
     if (m_find->isVisible())
         m_find->dismiss();
+    // Before the transcript: its tool rows render with the hint for refused writes, or not.
+    m_conversation->setSandboxed(isSandboxed(m_session.agents().agent(agentId)));
     if (agentId.isEmpty()) {
         m_conversation->setTranscript(nullptr);
         updateHeader();
@@ -141,6 +144,7 @@ void AgentPane::updateHeader() {
         m_title->setText(tr("No agent selected"));
         m_detail->setText(tr("Select an agent in the table, or create one with Ctrl+N."));
         m_usage->clear();
+        m_usage->setToolTip({});
         m_skills->clear();
         updateClassIcon();
         return;
@@ -170,9 +174,12 @@ void AgentPane::updateHeader() {
     const QJsonObject wt = a.value(QStringLiteral("worktree")).toObject();
     if (!wt.isEmpty())
         usage << tr("worktree: branch %1").arg(wt.value(QStringLiteral("branch")).toString());
+    usage << sandboxLine(a);
     usage.removeAll(QString());
     m_usage->setText(usage.isEmpty() ? tr("no turns recorded yet")
                                      : usage.join(QStringLiteral("  \u00B7  ")));
+    m_usage->setToolTip(sandboxDetails(a));
+    m_conversation->setSandboxed(isSandboxed(a)); // a PATCH may change it
 }
 
 void AgentPane::updateClassIcon() {

@@ -6,6 +6,7 @@
 #include <QHash>
 #include <QIcon>
 #include <QPainter>
+#include <QPen>
 #include <QPixmap>
 
 namespace flotilla::monitor::ui {
@@ -31,7 +32,33 @@ QColor AgentsProxy::statusColour(const QString &status) {
     return {0x43, 0xa0, 0x47}; // idle
 }
 
+QIcon AgentsProxy::sandboxIcon() {
+    static const QIcon icon = [] {
+        QPixmap pm(12, 12);
+        pm.fill(Qt::transparent);
+        QPainter p(&pm);
+        p.setRenderHint(QPainter::Antialiasing);
+        const QColor colour(0x54, 0x6e, 0x7a);
+        p.setPen(QPen(colour, 1.5));
+        p.setBrush(Qt::NoBrush);
+        p.drawArc(QRectF(3.5, 1, 5, 7), 0, 180 * 16); // the shackle
+        p.drawLine(QPointF(3.5, 4.5), QPointF(3.5, 6));
+        p.drawLine(QPointF(8.5, 4.5), QPointF(8.5, 6));
+        p.setPen(Qt::NoPen);
+        p.setBrush(colour);
+        p.drawRoundedRect(QRectF(2, 5.5, 8, 6), 1.5, 1.5); // the body
+        p.end();
+        return QIcon(pm);
+    }();
+    return icon;
+}
+
 QVariant AgentsProxy::data(const QModelIndex &index, int role) const {
+    if (role == Qt::DecorationRole && index.column() == AgentsModel::Name) {
+        if (QSortFilterProxyModel::data(index, AgentsModel::SandboxedRole).toBool())
+            return sandboxIcon();
+        return {};
+    }
     if (role == Qt::DecorationRole && index.column() == AgentsModel::Status) {
         // Icons are built once per status: data() runs for every painted cell.
         static QHash<QString, QIcon> icons;

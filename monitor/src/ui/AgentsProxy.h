@@ -1,8 +1,10 @@
 #pragma once
 // Sort/filter proxy over AgentsModel: the filter matches any column (name, class, status, tool,
 // task label), sorting uses AgentsModel::SortRole (numbers for the context column), and the
-// Status column gets a coloured dot so a glance finds the agents that need attention.
+// Status column gets a coloured dot so a glance finds the agents that need attention; a sandboxed
+// agent's name gets a padlock (its tooltip says what the sandbox allows).
 
+#include <QIcon>
 #include <QSortFilterProxyModel>
 
 namespace flotilla::monitor::ui {
@@ -15,6 +17,7 @@ public:
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     static QColor statusColour(const QString &status);
+    static QIcon sandboxIcon();
 };
 
 } // namespace flotilla::monitor::ui

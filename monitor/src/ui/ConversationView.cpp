@@ -1,5 +1,6 @@
 #include "ui/ConversationView.h"
 
+#include "core/SandboxText.h"
 #include "core/TranscriptModel.h"
 #include "ui/TranscriptRenderer.h"
 #include "ui/UiLog.h"
@@ -63,6 +64,22 @@ void ConversationView::setTranscript(TranscriptModel *model) {
                                  &ConversationView::rebuild);
     }
     rebuild();
+}
+
+void ConversationView::setSandboxed(bool sandboxed) {
+    if (sandboxed == m_renderer->isSandboxed())
+        return;
+    m_renderer->setSandboxed(sandboxed);
+    if (!m_model)
+        return;
+    // Only an open tool row whose output a refused write made reads differently.
+    const int end = m_first + int(m_lengths.size());
+    for (int row = m_first; row < end; ++row) {
+        const TranscriptEntry &e = m_model->entry(row);
+        if (e.kind == TranscriptEntry::Kind::Tool && e.expanded &&
+            !sandboxHint(true, e.toolOutput).isEmpty())
+            rerender(row);
+    }
 }
 
 void ConversationView::rebuild() {

@@ -34,6 +34,8 @@ public:
     ~ConversationView() override;
 
     void setTranscript(TranscriptModel *model); // nullptr: empty
+    // The agent's sandbox confines its commands: refused writes in tool outputs get a hint.
+    void setSandboxed(bool sandboxed);
     TranscriptModel *transcript() const { return m_model; }
     bool isFollowing() const { return m_follow; }
     int firstRenderedRow() const { return m_first; }

@@ -1,6 +1,7 @@
 #include "ui/TranscriptRenderer.h"
 
 #include "core/ReplyMarkdown.h"
+#include "core/SandboxText.h"
 #include "core/ToolPresentation.h"
 #include "ui/DiffStyle.h"
 
@@ -333,6 +334,16 @@ void TranscriptRenderer::renderToolDetails(QTextCursor &cursor, const Transcript
         insertCodeLines(cursor, tr("(no output)"), kMuted, 1);
     else
         insertCodeLines(cursor, e.toolOutput, e.isError ? kErrorFg : kText, kMaxOutputLines);
+    const QString hint = sandboxHint(m_sandboxed, e.toolOutput);
+    if (!hint.isEmpty()) {
+        QTextBlockFormat block;
+        block.setBackground(kDetailBg);
+        block.setLeftMargin(kDetailIndent);
+        QTextCharFormat note = coloured(kMuted);
+        note.setFontItalic(true);
+        cursor.insertBlock(block, note);
+        cursor.insertText(hint, note);
+    }
 }
 
 void TranscriptRenderer::insertCodeLines(QTextCursor &cursor, const QString &text,

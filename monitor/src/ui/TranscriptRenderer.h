@@ -28,6 +28,11 @@ public:
     // `base`: the view's font (replies, headers); code uses the system's fixed font.
     explicit TranscriptRenderer(const QFont &base);
 
+    // The agent's own sandbox confines its commands: a tool output that a refused write made
+    // ("Read-only file system") gets a line saying why.
+    void setSandboxed(bool sandboxed) { m_sandboxed = sandboxed; }
+    bool isSandboxed() const { return m_sandboxed; }
+
     // `cursor` sits at the end of a block (the previous entry's last, or the document's first);
     // the entry is inserted there and the cursor ends at the end of its last block.
     void render(QTextCursor &cursor, const TranscriptEntry &e) const;
@@ -56,6 +61,7 @@ private:
 
     QFont m_base;
     QFont m_fixed;
+    bool m_sandboxed = false;
 };
 
 } // namespace flotilla::monitor::ui
