@@ -23,6 +23,8 @@ inline constexpr Name NetworkIsolation{"networkIsolation"};
 inline constexpr Name Bwrap{"bwrap"};
 inline constexpr Name Version{"version"};
 inline constexpr Name Reason{"reason"};
+inline constexpr Name Socat{"socat"};
+inline constexpr Name NetworkReason{"networkReason"};
 inline constexpr Name Default{"default"};
 } // namespace key
 
@@ -42,5 +44,10 @@ inline constexpr Name SandboxUnavailable{"sandbox_unavailable"};
 // 422: a sandbox setting that cannot be honoured (a relative or missing writable path, ...).
 inline constexpr Name InvalidSandbox{"invalid_sandbox"};
 } // namespace code
+
+namespace msg {
+// {agentId, host, port}: the agent's sandbox (network "allowlist") refused a connection.
+inline constexpr Name SandboxBlocked{"sandbox_blocked"};
+} // namespace msg
 
 } // namespace flotilla::wire::sandbox

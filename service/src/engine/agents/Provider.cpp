@@ -1,8 +1,18 @@
 #include "agents/Provider.h"
 
+#include <QUrl>
+
 #include <algorithm>
 
 namespace flotilla {
+
+QString endpointOf(const QString &url) {
+    const QUrl u(url);
+    if (!u.isValid() || u.host().isEmpty())
+        return {};
+    const int port = u.port(u.scheme() == QLatin1String("https") ? 443 : 80);
+    return QStringLiteral("%1:%2").arg(u.host()).arg(port);
+}
 
 void ProviderRegistry::add(std::unique_ptr<Provider> provider) {
     Q_ASSERT(provider);

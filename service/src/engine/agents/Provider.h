@@ -82,7 +82,16 @@ public:
     // run commands and which edit files (permissions/ToolKinds.h). Tools left out (the default:
     // all) are matched by name only. Read once, when the provider is registered.
     virtual QHash<QString, rules::ToolKind> toolKinds() const { return {}; }
+    // Where the CLI reaches its model API ("host:port"), given the agents' environment: what a
+    // sandbox with network "allowlist" lets through besides the agent's own allowHosts.
+    virtual QStringList apiEndpoints(const QProcessEnvironment &environment) const {
+        Q_UNUSED(environment)
+        return {};
+    }
 };
+
+// "host:port" of a URL (the scheme's port when it has none); empty for anything else.
+QString endpointOf(const QString &url);
 
 // The providers this flotillad can run, keyed by name. Built once in the composition root; agent
 // validation reads it as the ProviderCatalog and the permission rules as their ToolKinds.

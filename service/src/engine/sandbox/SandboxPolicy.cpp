@@ -1,7 +1,9 @@
 #include "sandbox/SandboxPolicy.h"
 
+#include "base/Logging.h"
 #include "protocol/PermissionNames.h"
 #include "protocol/SandboxNames.h"
+#include "sandbox/EgressProxy.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -54,10 +56,11 @@ QString gitDirOf(const QString &checkout) {
 } // namespace
 
 SandboxPolicy::SandboxPolicy(SandboxPaths paths, QString defaultForAuto,
-                             const ProcessLauncher &launcher)
+                             const ProcessLauncher &launcher, SandboxEgress egress)
     : m_paths(std::move(paths))
     , m_defaultForAuto(std::move(defaultForAuto))
-    , m_launcher(launcher) {
+    , m_launcher(launcher)
+    , m_egress(std::move(egress)) {
     for (QString *p : {&m_paths.dataDir, &m_paths.worktreesRoot, &m_paths.configDir,
                        &m_paths.tokenFile, &m_paths.home, &m_paths.runtimeDir}) {
         if (!p->isEmpty())
@@ -88,11 +91,14 @@ Status SandboxPolicy::check(const Agent &agent) const {
                      QStringLiteral("%1 asks for a workspace sandbox, but this machine cannot "
                                     "start one: %2")
                          .arg(who, m_launcher.support().reason)};
-    if (s.network == wire::sandbox::network::Allowlist)
+    if (s.network == wire::sandbox::network::Allowlist &&
+        (!m_launcher.support().networkIsolation || !m_egress.proxy))
         return Error{ErrorKind::Unavailable, sbc::SandboxUnavailable,
-                     QStringLiteral("%1 asks for network 'allowlist', which this version of "
-                                    "flotillad cannot enforce yet; use network 'full'")
-                         .arg(who)};
+                     QStringLiteral("%1 asks for network 'allowlist', but this machine cannot give "
+                                    "a sandbox a network of its own: %2")
+                         .arg(who, m_launcher.support().networkReason.isEmpty()
+                                       ? QStringLiteral("no egress proxy")
+                                       : m_launcher.support().networkReason)};
     const QStringList kept{m_paths.dataDir, m_paths.worktreesRoot, m_paths.configDir};
     for (const QString &raw : s.writable) {
         const QFileInfo info(raw);
@@ -167,6 +173,8 @@ SandboxSpec SandboxPolicy::specFor(const Agent &agent, SandboxUse use, const QSt
     spec.writable.removeDuplicates();
     spec.readOnly.removeDuplicates();
 
+    if (s.network == wire::sandbox::network::Allowlist)
+        addNetwork(agent, s, spec);
     spec.setEnvironment.insert(QStringLiteral("TMPDIR"), QStringLiteral("/tmp"));
     spec.unsetEnvironment << QStringLiteral("SSH_AUTH_SOCK") << QStringLiteral("GPG_AGENT_INFO")
                           << QStringLiteral("DBUS_SESSION_BUS_ADDRESS");
@@ -234,6 +242,49 @@ void SandboxPolicy::protectCheckoutGit(const QString &dir, SandboxSpec &spec) co
             return;
         d = QFileInfo(d).path();
     }
+}
+
+// Its own network namespace; out only through the agent's egress proxy listener, with its
+// allowHosts, its provider's model API and flotillad's own port on the list. Loopback ones are also
+// reachable at their address inside (tunnels): a CLI may ignore proxy variables for loopback.
+void SandboxPolicy::addNetwork(const Agent &agent, const AgentSandbox &sandbox,
+                               SandboxSpec &spec) const {
+    spec.network.isolated = true;
+    if (!m_egress.proxy)
+        return; // plan() refuses: no proxy socket
+    QStringList allowed = sandbox.allowHosts;
+    if (m_egress.apiEndpoints)
+        allowed += m_egress.apiEndpoints(agent);
+    if (!m_serviceEndpoint.isEmpty())
+        allowed << m_serviceEndpoint;
+    allowed.removeDuplicates();
+    QList<EgressRule> rules;
+    for (const QString &text : std::as_const(allowed)) {
+        const EgressRule rule = parseEgressRule(text);
+        rules << rule;
+        const QString host = rule.host.toLower();
+        if (rule.port > 0 && (host == QLatin1String("127.0.0.1") ||
+                              host == QLatin1String("localhost") || host == QLatin1String("::1")))
+            spec.network.tunnelPorts << rule.port;
+    }
+    if (m_egress.proxy->isOpen(agent.id) && m_openRules.value(agent.id) == allowed) {
+        spec.network.proxySocket = m_egress.proxy->socketPath(agent.id);
+        return;
+    }
+    const auto opened = m_egress.proxy->open(agent.id, rules);
+    if (!opened) {
+        qCWarning(lcSandbox).noquote()
+            << "agent" << agent.id << "egress proxy not opened:" << opened.error().message;
+        return;
+    }
+    m_openRules.insert(agent.id, allowed);
+    spec.network.proxySocket = *opened;
+}
+
+void SandboxPolicy::forget(const QString &agentId) {
+    m_openRules.remove(agentId);
+    if (m_egress.proxy)
+        m_egress.proxy->close(agentId);
 }
 
 QJsonObject SandboxPolicy::toJson() const {

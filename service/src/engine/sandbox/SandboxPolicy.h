@@ -11,9 +11,12 @@
 #include "base/Sandbox.h"
 #include "protocol/Agent.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
+
+#include <functional>
 
 namespace flotilla {
 
@@ -30,11 +33,21 @@ struct SandboxPaths {
 // What a sandboxed process of an agent is for: the CLI itself, or a command run for it.
 enum class SandboxUse { Cli, Command };
 
+class EgressProxy;
+
+// Where an agent with network "allowlist" may go besides its own allowHosts: the model API of its
+// provider (Provider::apiEndpoints) and flotillad's own port (its callbacks, MCP).
+struct SandboxEgress {
+    EgressProxy *proxy = nullptr; // null: no allow-list network here
+    std::function<QStringList(const Agent &)> apiEndpoints;
+};
+
 class SandboxPolicy final {
 public:
     // `defaultForAuto`: "off" or "workspace" (--sandbox-default); empty: workspace when the
     // launcher's probe found a usable bwrap, else off.
-    SandboxPolicy(SandboxPaths paths, QString defaultForAuto, const ProcessLauncher &launcher);
+    SandboxPolicy(SandboxPaths paths, QString defaultForAuto, const ProcessLauncher &launcher,
+                  SandboxEgress egress = {});
 
     const ProcessLauncher &launcher() const { return m_launcher; }
     QString defaultForAuto() const { return m_defaultForAuto; }
@@ -50,16 +63,26 @@ public:
     // a worktree agent's branch before the bind (a missing one cannot be bound).
     SandboxSpec specFor(const Agent &agent, SandboxUse use, const QStringList &stateDirs = {},
                         const QStringList &readOnly = {}) const;
+    // flotillad's own "host:port" for agents (known once it listens): on every allow-list.
+    void setServiceEndpoint(const QString &endpoint) { m_serviceEndpoint = endpoint; }
+    // An agent deleted: its egress proxy listener goes.
+    void forget(const QString &agentId);
     // GET /api/health details.sandbox: the probe plus the default.
     QJsonObject toJson() const;
 
 private:
     void addWorktreeGit(const Agent &agent, SandboxSpec &spec) const;
+    void addNetwork(const Agent &agent, const AgentSandbox &sandbox, SandboxSpec &spec) const;
     void protectCheckoutGit(const QString &dir, SandboxSpec &spec) const;
 
     SandboxPaths m_paths;
     QString m_defaultForAuto;
     const ProcessLauncher &m_launcher;
+    SandboxEgress m_egress;
+    QString m_serviceEndpoint;
+    // The rules each agent's proxy listener was opened with: opened again only when they change
+    // (that drops the live connections of the agent's other processes).
+    mutable QHash<QString, QStringList> m_openRules;
 };
 
 } // namespace flotilla

@@ -40,6 +40,7 @@
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
+#include "sandbox/EgressProxy.h"
 #include "sandbox/SandboxPolicy.h"
 #include "security/AgentTokens.h"
 #include "storage/Database.h"
@@ -105,6 +106,7 @@ ServiceApp::~ServiceApp() {
     m_db.reset();
     m_agentTokens.reset();
     m_sandbox.reset(); // the runtime, exec and git asked it
+    m_egress.reset();
     m_launcher.reset();
 }
 
@@ -147,41 +149,6 @@ std::optional<StartFailure> ServiceApp::prepareDataDir() {
     return std::nullopt;
 }
 
-// Whether agents' processes can be sandboxed here (bubblewrap, user namespaces), probed once:
-// said in the log and GET /api/health; a sandbox asked for where none can start is refused with
-// the reason (503 sandbox_unavailable), never run without one.
-void ServiceApp::prepareSandbox() {
-    m_worktreesDir =
-        QDir(m_config.worktreesDir.isEmpty() ? m_config.dataDir + QStringLiteral("-worktrees")
-                                             : m_config.worktreesDir)
-            .absolutePath();
-    m_launcher = std::make_unique<ProcessLauncher>(
-        probeSandbox(m_config.bwrap), m_config.dataDir + QStringLiteral("/sandbox/empty"));
-    const QString home = m_config.agentEnvironment.value(QStringLiteral("HOME"), QDir::homePath());
-    SandboxPaths paths{m_config.dataDir,
-                       m_worktreesDir,
-                       m_config.configDir,
-                       m_config.tokenFile,
-                       home,
-                       m_config.agentEnvironment.value(QStringLiteral("XDG_RUNTIME_DIR"))};
-    m_sandbox =
-        std::make_unique<SandboxPolicy>(std::move(paths), m_config.sandboxDefault, *m_launcher);
-    const SandboxSupport &support = m_launcher->support();
-    if (support.usable) {
-        qCInfo(lcApp).noquote() << "sandbox:" << support.version
-                                << QStringLiteral("(%1)").arg(support.bwrap)
-                                << "works here; auto agents default to"
-                                << m_sandbox->defaultForAuto();
-    } else {
-        qCWarning(lcApp).noquote() << "sandbox: unavailable:" << support.reason
-                                   << "; auto agents default to" << m_sandbox->defaultForAuto();
-        if (m_sandbox->defaultForAuto() == QLatin1String("workspace"))
-            m_report.addWarning(QStringLiteral("--sandbox-default workspace, but no sandbox can "
-                                               "start here: %1")
-                                    .arg(support.reason));
-    }
-}
-
 std::optional<StartFailure> ServiceApp::loadToken() {
     if (m_config.tokenFile.isEmpty())
         return std::nullopt;
@@ -204,10 +171,10 @@ std::optional<StartFailure> ServiceApp::start() {
         return f;
     if (auto f = prepareDataDir())
         return f;
-    prepareSandbox();
     if (auto f = openDatabase())
         return f;
     registerProviders();
+    prepareSandbox();
     if (auto f = buildDomain())
         return f;
     buildTransport();
@@ -436,6 +403,7 @@ void ServiceApp::buildPermissions() {
         std::make_unique<PermissionHookController>(*m_agents, *m_permissions);
     m_permissionRulesController = std::make_unique<PermissionRulesController>(
         *m_permissionRules, *m_permissions, *m_agents, *m_hub);
+    wireSandboxEvents();
 }
 
 // Every route of the port, in one place. The order is the router's (and the REST fuzzer's route
@@ -491,6 +459,7 @@ std::optional<StartFailure> ServiceApp::listen() {
         m_agentUrl = QStringLiteral("http://127.0.0.1:%1").arg(*agentPort);
     }
     m_runtime->setEnvironmentValue(QStringLiteral("FLOTILLA_URL"), m_agentUrl);
+    m_sandbox->setServiceEndpoint(endpointOf(m_agentUrl)); // allow-list sandboxes call back here
     return std::nullopt;
 }
 

@@ -39,6 +39,7 @@ class PermissionBroker;
 class PermissionHookController;
 class PermissionRulesController;
 class ProcessLauncher;
+class EgressProxy;
 class SandboxPolicy;
 class ProviderRegistry;
 class RuleStore;
@@ -97,7 +98,9 @@ private:
     // --token-file, unless AUTH_TOKEN is set: the service token.
     std::optional<StartFailure> loadToken();
     std::optional<StartFailure> prepareDataDir();
+    // app/SandboxParts.cpp
     void prepareSandbox();
+    void wireSandboxEvents();
     std::optional<StartFailure> openDatabase();
     void registerProviders();
     std::optional<StartFailure> buildDomain();
@@ -122,6 +125,7 @@ private:
     std::unique_ptr<QLockFile> m_lock;
     QString m_worktreesDir; // absolute: --worktrees-dir, else <data dir>-worktrees
     std::unique_ptr<ProcessLauncher> m_launcher;
+    std::unique_ptr<EgressProxy> m_egress; // null where sandboxes cannot have their own network
     std::unique_ptr<SandboxPolicy> m_sandbox;
     std::unique_ptr<Database> m_db;
     std::unique_ptr<ProviderRegistry> m_providers;

@@ -162,6 +162,59 @@ Status validate(const ProcessSpec &spec) {
     return std::nullopt;
 }
 
+// After the mounts: the network namespace, the proxy's socket on the private /tmp, the proxy
+// variables, and bash starting the forwarders before it becomes the command ("$@"). It waits
+// until every forwarder listens (/proc/net/tcp of the sandbox's own namespace: state 0A), so the
+// command's first connection finds them.
+QStringList isolatedNetworkArguments(const SandboxNetwork &net, const QString &socat) {
+    const QString inside = QStringLiteral("/tmp/.flotilla-net/proxy.sock");
+    const QString proxyUrl = QStringLiteral("http://127.0.0.1:%1").arg(kSandboxProxyPort);
+    QStringList args{QStringLiteral("--unshare-net"), QStringLiteral("--bind"), net.proxySocket,
+                     inside};
+    for (const char *name :
+         {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"})
+        args << QStringLiteral("--setenv") << QLatin1String(name) << proxyUrl;
+    // Everything goes to the proxy, loopback included (a NO_PROXY of the user's would send it
+    // nowhere: there is nothing else on this loopback).
+    args << QStringLiteral("--unsetenv") << QStringLiteral("NO_PROXY")
+         << QStringLiteral("--unsetenv") << QStringLiteral("no_proxy");
+    QStringList ports{QString::number(kSandboxProxyPort)};
+    QString script =
+        QStringLiteral("s='%1'\n"
+                       "\"$s\" -lf /dev/null TCP-LISTEN:%2,bind=127.0.0.1,fork,reuseaddr "
+                       "UNIX-CONNECT:%3 &\n")
+            .arg(socat)
+            .arg(kSandboxProxyPort)
+            .arg(inside);
+    for (const int port : net.tunnelPorts) {
+        if (port <= 0 || port > 65535 || port == kSandboxProxyPort)
+            continue;
+        ports << QString::number(port);
+        script += QStringLiteral("\"$s\" -lf /dev/null TCP-LISTEN:%1,bind=127.0.0.1,fork,reuseaddr "
+                                 "PROXY:127.0.0.1:127.0.0.1:%1,proxyport=%2 &\n")
+                      .arg(port)
+                      .arg(kSandboxProxyPort);
+    }
+    // Concatenated, not arg(): printf's %04X is no place marker.
+    script += QStringLiteral("i=0\n"
+                             "while [ $i -lt 500 ]; do\n"
+                             "  ok=1\n"
+                             "  for p in ") +
+              ports.join(QLatin1Char(' ')) +
+              QStringLiteral("; do\n"
+                             "    grep -qi \":$(printf %04X \"$p\") 00000000:0000 0A\" "
+                             "/proc/net/tcp || ok=0\n"
+                             "  done\n"
+                             "  [ $ok = 1 ] && break\n"
+                             "  i=$((i+1)); sleep 0.01\n"
+                             "done\n"
+                             "unset s i ok p\n"
+                             "exec \"$@\"\n");
+    args << QStringLiteral("--") << QStringLiteral("/bin/bash") << QStringLiteral("-c") << script
+         << QStringLiteral("flotilla-net");
+    return args;
+}
+
 } // namespace
 
 QJsonObject SandboxSupport::toJson() const {
@@ -170,7 +223,10 @@ QJsonObject SandboxSupport::toJson() const {
         {sk::NetworkIsolation, networkIsolation},
         {sk::Bwrap, bwrap},
         {sk::Version, version},
+        {sk::Socat, socat.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(socat)},
         {sk::Reason, reason.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(reason)},
+        {sk::NetworkReason,
+         networkReason.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(networkReason)},
     };
 }
 
@@ -237,7 +293,8 @@ QStringList bwrapArguments(const SandboxSpec &spec, const QString &cwd, const QS
     return args;
 }
 
-SandboxSupport probeSandbox(const QString &bwrapProgram, int timeoutMs) {
+SandboxSupport probeSandbox(const QString &bwrapProgram, int timeoutMs,
+                            const QString &socatProgram) {
     SandboxSupport support;
     if (bwrapProgram.contains(QLatin1Char('/'))) {
         const QFileInfo info(bwrapProgram);
@@ -267,10 +324,20 @@ SandboxSupport probeSandbox(const QString &bwrapProgram, int timeoutMs) {
 
     base.prepend(QStringLiteral("--unshare-net"));
     const Run net = runBlocking(support.bwrap, base, timeoutMs);
-    support.networkIsolation = net.failure.isEmpty() && net.exitCode == 0;
+    support.socat = socatProgram.contains(QLatin1Char('/'))
+                        ? (QFileInfo(socatProgram).isExecutable() ? socatProgram : QString())
+                        : QStandardPaths::findExecutable(socatProgram);
+    if (!net.failure.isEmpty() || net.exitCode != 0)
+        support.networkReason = explainFailure(net);
+    else if (support.socat.isEmpty())
+        support.networkReason = QStringLiteral("socat was not found in PATH: install it (apt "
+                                               "install socat)");
+    else if (support.socat.contains(QLatin1Char('\'')))
+        support.networkReason = QStringLiteral("socat's path %1 holds a quote").arg(support.socat);
+    support.networkIsolation = support.networkReason.isEmpty();
     if (!support.networkIsolation)
         qCInfo(lcSandbox).noquote()
-            << "sandboxes cannot have their own network here:" << explainFailure(net);
+            << "sandboxes cannot have a network of their own here:" << support.networkReason;
     return support;
 }
 
@@ -312,11 +379,24 @@ Result<LaunchPlan> ProcessLauncher::plan(const ProcessSpec &spec) const {
                      QStringLiteral("cannot start a sandbox: ") + m_support.reason};
     if (Status bad = validate(spec))
         return *bad;
+    const SandboxNetwork &net = spec.sandbox.network;
+    if (net.isolated && !m_support.networkIsolation)
+        return Error{ErrorKind::Unavailable, scode::SandboxUnavailable,
+                     QStringLiteral("cannot give the sandbox a network of its own: ") +
+                         m_support.networkReason};
+    if (net.isolated && !QFileInfo::exists(net.proxySocket))
+        return Error{
+            ErrorKind::Unavailable, scode::SandboxUnavailable,
+            QStringLiteral("the sandbox's egress proxy %1 is not there").arg(net.proxySocket)};
     plan.program = m_support.bwrap;
     plan.arguments = bwrapArguments(spec.sandbox, spec.cwd, m_emptyFile);
     // bwrap execvp()s the command inside; resolved here in the spec's PATH, as QProcess would.
-    plan.arguments << QStringLiteral("--") << resolveExecutable(spec.program, spec.environment)
-                   << spec.arguments;
+    const QString program = resolveExecutable(spec.program, spec.environment);
+    if (net.isolated)
+        plan.arguments << isolatedNetworkArguments(net, m_support.socat) << program;
+    else
+        plan.arguments << QStringLiteral("--") << program;
+    plan.arguments << spec.arguments;
     plan.sandboxed = true;
     return plan;
 }

@@ -21,6 +21,20 @@
 
 namespace flotilla {
 
+// Network "allowlist" (docs/security.md "The sandbox"): the process gets a network namespace of
+// its own, with loopback only. Its one way out is flotillad's egress proxy (engine/sandbox/
+// EgressProxy) behind `proxySocket`, bound into the sandbox and served there by socat as an HTTP
+// proxy on 127.0.0.1:kSandboxProxyPort (HTTP(S)_PROXY point at it). Each of `tunnelPorts`, a
+// loopback service the process may use by its address (flotillad's own port, a model API on
+// loopback), listens inside on 127.0.0.1:<port> and goes out through the same proxy (CONNECT),
+// which checks it like any other destination.
+inline constexpr int kSandboxProxyPort = 3128;
+struct SandboxNetwork {
+    bool isolated = false;
+    QString proxySocket;
+    QList<int> tunnelPorts;
+};
+
 // What to confine a process to. Paths are absolute and clean (QDir::cleanPath).
 struct SandboxSpec {
     bool enabled = false;
@@ -36,6 +50,7 @@ struct SandboxSpec {
     // Environment changes inside the sandbox (on top of the spec's environment).
     QHash<QString, QString> setEnvironment;
     QStringList unsetEnvironment;
+    SandboxNetwork network;
 };
 
 // One command to start.
@@ -61,11 +76,14 @@ struct LaunchPlan {
 
 // What this machine allows, probed once at start (probeSandbox).
 struct SandboxSupport {
-    bool usable = false;           // a sandbox can start (bwrap found, namespaces work)
-    bool networkIsolation = false; // and a network namespace too (a later allowlist mode)
-    QString bwrap;                 // the binary's absolute path; empty: not found
-    QString version;               // "bubblewrap 0.8.0"
-    QString reason;                // why not usable, with the fix; empty when usable
+    bool usable = false; // a sandbox can start (bwrap found, namespaces work)
+    bool networkIsolation =
+        false;             // and network "allowlist": a network namespace works, socat found
+    QString bwrap;         // the binary's absolute path; empty: not found
+    QString version;       // "bubblewrap 0.8.0"
+    QString socat;         // the forwarder inside an isolated network; empty: not found
+    QString reason;        // why not usable, with the fix; empty when usable
+    QString networkReason; // why no network isolation, with the fix; empty when there is
     // GET /api/health details: {available, networkIsolation, bwrap, version, reason}.
     QJsonObject toJson() const;
 };
@@ -73,7 +91,8 @@ struct SandboxSupport {
 // `bwrapProgram`: a name looked up in PATH or an absolute path. Runs `bwrap --version` and then
 // the very base every sandbox uses around /bin/true (and again with --unshare-net), each at most
 // `timeoutMs`. Blocking: call once, at start.
-SandboxSupport probeSandbox(const QString &bwrapProgram, int timeoutMs = 5000);
+SandboxSupport probeSandbox(const QString &bwrapProgram, int timeoutMs = 5000,
+                            const QString &socatProgram = QStringLiteral("socat"));
 
 // bwrap's arguments for `spec` (everything before "--"). Exposed for the tests; the launcher
 // uses it. `emptyFile`: an existing empty, read-only file bound over hidden files.

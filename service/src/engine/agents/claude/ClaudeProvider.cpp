@@ -180,4 +180,11 @@ QHash<QString, rules::ToolKind> ClaudeProvider::toolKinds() const {
     return kinds;
 }
 
+// ANTHROPIC_BASE_URL when the agents' environment sets one (a gateway, the tests' mock), else the
+// Anthropic API.
+QStringList ClaudeProvider::apiEndpoints(const QProcessEnvironment &environment) const {
+    const QString base = endpointOf(environment.value(QStringLiteral("ANTHROPIC_BASE_URL")));
+    return {base.isEmpty() ? QStringLiteral("api.anthropic.com:443") : base};
+}
+
 } // namespace flotilla

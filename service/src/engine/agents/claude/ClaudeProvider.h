@@ -29,6 +29,7 @@ public:
     bool canResume(const QString &cwd, const QString &sessionId) const override;
     history::SessionFinder sessionFinder() const override;
     QHash<QString, rules::ToolKind> toolKinds() const override;
+    QStringList apiEndpoints(const QProcessEnvironment &environment) const override;
 
 private:
     // The CLI's arguments for `launch` (its resumeId, model and systemPrompt).

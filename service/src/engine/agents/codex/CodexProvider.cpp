@@ -5,7 +5,9 @@
 #include "protocol/WireNames.h"
 
 #include <QDirIterator>
+#include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 
 namespace flotilla {
 
@@ -94,6 +96,30 @@ QHash<QString, rules::ToolKind> CodexProvider::toolKinds() const {
         {QStringLiteral("fileChange"), ToolKind::FileEdit},
     };
     return kinds;
+}
+
+// The OpenAI API and ChatGPT (a ChatGPT sign-in), OPENAI_BASE_URL, and every base_url of the
+// model providers in $CODEX_HOME/config.toml (a gateway, the tests' mock).
+QStringList CodexProvider::apiEndpoints(const QProcessEnvironment &environment) const {
+    QStringList out{QStringLiteral("api.openai.com:443"), QStringLiteral("chatgpt.com:443")};
+    const QString env = endpointOf(environment.value(QStringLiteral("OPENAI_BASE_URL")));
+    if (!env.isEmpty())
+        out << env;
+    QFile config(m_config.home + QStringLiteral("/config.toml"));
+    if (!m_config.home.isEmpty() && config.open(QIODevice::ReadOnly)) {
+        static const QRegularExpression baseUrl(
+            QStringLiteral("^\\s*base_url\\s*=\\s*\"([^\"]+)\""),
+            QRegularExpression::MultilineOption);
+        const QString text = QString::fromUtf8(config.read(1024 * 1024));
+        auto it = baseUrl.globalMatch(text);
+        while (it.hasNext()) {
+            const QString endpoint = endpointOf(it.next().captured(1));
+            if (!endpoint.isEmpty())
+                out << endpoint;
+        }
+    }
+    out.removeDuplicates();
+    return out;
 }
 
 } // namespace flotilla

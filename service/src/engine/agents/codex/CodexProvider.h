@@ -27,6 +27,7 @@ public:
     bool canResume(const QString &cwd, const QString &sessionId) const override;
     history::SessionFinder sessionFinder() const override;
     QHash<QString, rules::ToolKind> toolKinds() const override;
+    QStringList apiEndpoints(const QProcessEnvironment &environment) const override;
 
 private:
     CodexConfig m_config;
