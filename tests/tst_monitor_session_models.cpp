@@ -110,10 +110,14 @@ private Q_SLOTS:
         QCOMPARE(m.headerData(AgentsModel::Provider, Qt::Horizontal).toString(),
                  QStringLiteral("Provider"));
 
-        // A sandbox set (or changed by PATCH) marks the name: its badge role and tooltip.
+        // A sandbox set (or changed by PATCH) marks the name: its badge role and tooltip. Without
+        // one of its own, an ask agent has none by default, and its tooltip says so.
         namespace sbk = flotilla::wire::sandbox::key;
         QVERIFY(!m.index(0, AgentsModel::Name).data(AgentsModel::SandboxedRole).toBool());
-        QVERIFY(!m.index(0, AgentsModel::Name).data(Qt::ToolTipRole).isValid());
+        QVERIFY(m.index(0, AgentsModel::Name)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("No sandbox (the default for ask agents)")));
         changed.clear();
         m.applyChanges(
             QStringLiteral("a"),
@@ -129,6 +133,27 @@ private Q_SLOTS:
                     .startsWith(QStringLiteral("Sandbox workspace: ")));
         m.applyChanges(QStringLiteral("a"), {{sbk::Sandbox, QJsonValue()}});
         QVERIFY(!m.index(0, AgentsModel::Name).data(AgentsModel::SandboxedRole).toBool());
+
+        // An auto agent without one gets the service's default: nothing while it is not known;
+        // when it becomes known, every name is signalled.
+        changed.clear();
+        m.applyChanges(QStringLiteral("a"), {{k::PermissionMode, QStringLiteral("auto")}});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toModelIndex(), m.index(0, AgentsModel::Name));
+        QVERIFY(!m.index(0, AgentsModel::Name).data(Qt::ToolTipRole).isValid());
+        changed.clear();
+        m.setSandboxDefault(QString(flotilla::wire::sandbox::mode::Workspace));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toModelIndex(), m.index(0, AgentsModel::Name));
+        QCOMPARE(changed.at(0).at(1).toModelIndex(), m.index(1, AgentsModel::Name));
+        QVERIFY(m.index(0, AgentsModel::Name).data(AgentsModel::SandboxedRole).toBool());
+        QVERIFY(m.index(0, AgentsModel::Name)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("Sandbox workspace (the service's default")));
+        QVERIFY(!m.index(1, AgentsModel::Name).data(AgentsModel::SandboxedRole).toBool()); // ask
+        m.setSandboxDefault(QString(flotilla::wire::sandbox::mode::Workspace)); // the same
+        QCOMPARE(changed.count(), 1);
 
         m.remove(QStringLiteral("a"));
         QCOMPARE(m.rowOf(QStringLiteral("b")), 0);

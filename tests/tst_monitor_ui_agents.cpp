@@ -331,18 +331,22 @@ private Q_SLOTS:
             qPrintable(usage->text()));
         QVERIFY2(usage->toolTip().contains(QStringLiteral("working directory")),
                  qPrintable(usage->toolTip()));
-        // The table: a padlock on its name, the sandbox in the name's tooltip; an agent without a
-        // sandbox of its own has neither.
+        // The table: a padlock on its name, the sandbox in the name's tooltip. An auto agent
+        // without a sandbox of its own gets the service's default (off here): no padlock, and a
+        // tooltip that says so.
         const QModelIndex name = tableIndex(id, AgentsModel::Name);
         QVERIFY(name.isValid());
         QVERIFY(!name.data(Qt::DecorationRole).value<QIcon>().isNull());
         QVERIFY2(
             name.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Sandbox workspace")),
             qPrintable(name.data(Qt::ToolTipRole).toString()));
-        const QString plain = f.session->agents().agentIds().constFirst();
-        QVERIFY(plain != id);
+        const QString plain = f.createAgent(QStringLiteral("plain"));
+        QVERIFY(!plain.isEmpty());
+        QTRY_VERIFY(tableIndex(plain, AgentsModel::Name).isValid());
         QVERIFY(!tableIndex(plain, AgentsModel::Name).data(Qt::DecorationRole).isValid());
-        QVERIFY(!tableIndex(plain, AgentsModel::Name).data(Qt::ToolTipRole).isValid());
+        QTRY_COMPARE(tableIndex(plain, AgentsModel::Name).data(Qt::ToolTipRole).toString(),
+                     QStringLiteral("No sandbox (the service's default for auto agents): the "
+                                    "agent's commands run unconfined."));
 
         // A write outside the working directory fails in the sandbox; the open row says why.
         const QString outside =
@@ -389,6 +393,39 @@ private Q_SLOTS:
                      qPrintable(usage->text()));
         QVERIFY(!tableIndex(id, AgentsModel::Name).data(Qt::DecorationRole).isValid());
         QTRY_VERIFY(!view->toPlainText().contains(hint));
+
+        // The service restarted with workspace as its default for auto agents (the monitor asks
+        // for it again on reconnecting): the agent without a sandbox of its own is confined now,
+        // and its header says that is the default; the one turned off stays off. Last in the
+        // suite: the service keeps that default.
+        const quint16 port = f.service.port();
+        QVERIFY(f.service.terminate());
+        QVERIFY2(f.startService(port, QString(sbm::Workspace)), f.service.stdErr().constData());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !tableIndex(plain, AgentsModel::Name).data(Qt::DecorationRole).value<QIcon>().isNull(),
+            15000);
+        QVERIFY2(tableIndex(plain, AgentsModel::Name)
+                     .data(Qt::ToolTipRole)
+                     .toString()
+                     .startsWith(QStringLiteral(
+                         "Sandbox workspace (the service's default for auto agents)")),
+                 qPrintable(tableIndex(plain, AgentsModel::Name).data(Qt::ToolTipRole).toString()));
+        QVERIFY(!tableIndex(id, AgentsModel::Name).data(Qt::DecorationRole).isValid());
+        QString asker; // an ask agent: no sandbox by default, whatever the service's default
+        for (const QString &other : f.session->agents().agentIds())
+            if (str(f.session->agents().agent(other), "name") == QLatin1String("asker"))
+                asker = other;
+        QVERIFY(!asker.isEmpty());
+        QVERIFY(!tableIndex(asker, AgentsModel::Name).data(Qt::DecorationRole).isValid());
+        QVERIFY(tableIndex(asker, AgentsModel::Name)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("No sandbox (the default for ask agents)")));
+        f.agentsView()->selectAgent(plain);
+        QTRY_COMPARE(f.window->agentPane()->agentId(), plain);
+        QTRY_VERIFY2(usage->text().contains(
+                         QStringLiteral("sandbox: workspace (default) \u00b7 network full")),
+                     qPrintable(usage->text()));
     }
 };
 

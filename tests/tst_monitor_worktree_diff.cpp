@@ -149,29 +149,56 @@ private Q_SLOTS:
         QCOMPARE(processLine(a), QString());
     }
 
-    // null (the service's default) says nothing; off says so; workspace names its network, the
-    // details list the hosts and paths; a refused write gets its hint only when sandboxed.
+    // Its own sandbox reads as it is whatever the service's default: off says so; workspace
+    // names its network, the details list the hosts and paths. Null reads as the default for its
+    // permission mode, marked "(default)": the service's for auto agents (nothing while unknown),
+    // none for ask agents. A refused write gets its hint only when sandboxed.
     void sandboxReads() {
         namespace sbk = flotilla::wire::sandbox::key;
         namespace sbm = flotilla::wire::sandbox::mode;
         namespace sbn = flotilla::wire::sandbox::network;
+        const QString workspace(sbm::Workspace);
+        const QString off(sbm::Off);
         QJsonObject a{{QStringLiteral("status"), QStringLiteral("idle")},
+                      {QStringLiteral("permissionMode"), QStringLiteral("auto")},
                       {QString(sbk::Sandbox), QJsonValue()}};
-        QCOMPARE(sandboxLine(a), QString());
-        QCOMPARE(sandboxDetails(a), QString());
-        QVERIFY(!isSandboxed(a));
+        QCOMPARE(sandboxLine(a, {}), QString()); // the service's default not known (yet)
+        QCOMPARE(sandboxDetails(a, {}), QString());
+        QVERIFY(!isSandboxed(a, {}));
+        QCOMPARE(sandboxLine(a, workspace),
+                 QStringLiteral("sandbox: workspace (default) \u00b7 network full"));
+        QCOMPARE(sandboxDetails(a, workspace),
+                 QStringLiteral("Sandbox workspace (the service's default for auto agents): "
+                                "commands write only in the agent's working directory.\n"
+                                "Network: full"));
+        QVERIFY(isSandboxed(a, workspace));
+        QCOMPARE(sandboxLine(a, off), QStringLiteral("no sandbox (default)"));
+        QCOMPARE(sandboxDetails(a, off),
+                 QStringLiteral("No sandbox (the service's default for auto agents): the agent's "
+                                "commands run unconfined."));
+        QVERIFY(!isSandboxed(a, off));
+        // An ask agent: no sandbox by default, whatever the service's default for auto agents.
+        a.insert(QStringLiteral("permissionMode"), QStringLiteral("ask"));
+        for (const QString &serviceDefault : {QString(), workspace}) {
+            QCOMPARE(sandboxLine(a, serviceDefault), QStringLiteral("no sandbox (default)"));
+            QCOMPARE(sandboxDetails(a, serviceDefault),
+                     QStringLiteral("No sandbox (the default for ask agents): the agent's "
+                                    "commands run unconfined."));
+            QVERIFY(!isSandboxed(a, serviceDefault));
+        }
 
         a.insert(sbk::Sandbox, QJsonObject{{sbk::Mode, sbm::Off}, {sbk::Network, sbn::Full}});
-        QCOMPARE(sandboxLine(a), QStringLiteral("no sandbox"));
-        QVERIFY(sandboxDetails(a).startsWith(QStringLiteral("No sandbox")));
-        QVERIFY(!isSandboxed(a));
+        a.insert(QStringLiteral("permissionMode"), QStringLiteral("auto"));
+        QCOMPARE(sandboxLine(a, workspace), QStringLiteral("no sandbox"));
+        QVERIFY(sandboxDetails(a, workspace).startsWith(QStringLiteral("No sandbox (mode off)")));
+        QVERIFY(!isSandboxed(a, workspace));
 
         a.insert(sbk::Sandbox, QJsonObject{{sbk::Mode, sbm::Workspace}, {sbk::Network, sbn::Full}});
-        QCOMPARE(sandboxLine(a), QStringLiteral("sandbox: workspace \u00b7 network full"));
-        QCOMPARE(sandboxDetails(a),
+        QCOMPARE(sandboxLine(a, off), QStringLiteral("sandbox: workspace \u00b7 network full"));
+        QCOMPARE(sandboxDetails(a, off),
                  QStringLiteral("Sandbox workspace: commands write only in the agent's working "
                                 "directory.\nNetwork: full"));
-        QVERIFY(isSandboxed(a));
+        QVERIFY(isSandboxed(a, off));
 
         a.insert(sbk::Sandbox,
                  QJsonObject{{sbk::Mode, sbm::Workspace},
@@ -180,9 +207,9 @@ private Q_SLOTS:
                                                           QStringLiteral("pypi.org:443")}},
                              {sbk::Writable, QJsonArray{QStringLiteral("/srv/cache")}},
                              {sbk::Hidden, QJsonArray{QStringLiteral("/srv/keys")}}});
-        QCOMPARE(sandboxLine(a),
+        QCOMPARE(sandboxLine(a, {}),
                  QStringLiteral("sandbox: workspace \u00b7 network allowlist (2 host(s))"));
-        const QStringList details = sandboxDetails(a).split(u'\n');
+        const QStringList details = sandboxDetails(a, {}).split(u'\n');
         QCOMPARE(details.size(), 4);
         QCOMPARE(details[1], QStringLiteral("Network: allowlist: api.example.com, pypi.org:443"));
         QCOMPARE(details[2], QStringLiteral("Also writable: /srv/cache"));

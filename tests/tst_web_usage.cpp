@@ -207,7 +207,8 @@ private Q_SLOTS:
 
     // A sandbox asked for at creation: "Sandboxed" in the list (its title says which), the
     // sandbox in the header, a hint under a command's refused write outside the working
-    // directory; turned off by PATCH, the header says so. An agent without one shows nothing.
+    // directory; turned off by PATCH, the header says so. An agent without one shows the default
+    // for its permission mode: none for ask agents, the service's for auto agents.
     void sandboxShowsInTheListTheHeaderAndRefusedWrites() {
         namespace sb = flotilla::wire::sandbox;
         const HttpResponse made = m_rig->createAgent(
@@ -261,11 +262,37 @@ private Q_SLOTS:
             200);
         WAIT_JS(QStringLiteral("return document.getElementById('agent-sandbox').textContent ==="
                                " 'No sandbox'"));
-        // No sandbox of its own: no line in the header.
+        // No sandbox of its own: an ask agent has none by default.
+        const QString header =
+            QStringLiteral("const s = document.getElementById('agent-sandbox');"
+                           "return document.body.dataset.phase === 'ready' && !!s && !s.hidden &&"
+                           " s.textContent === '%1'");
         QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
         CLICK(QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(m_rig->agentId));
-        WAIT_JS(QStringLiteral("const s = document.getElementById('agent-sandbox');"
-                               "return !!s && s.hidden && s.textContent === ''"));
+        WAIT_JS(header.arg(QStringLiteral("No sandbox (default)")));
+        // An auto agent gets the service's default: off here, so no badge in the list.
+        const HttpResponse plainMade = m_rig->createAgent(
+            QStringLiteral("plain"), {{QStringLiteral("permissionMode"), QStringLiteral("auto")}});
+        QCOMPARE(plainMade.status, 201);
+        const QString plain = plainMade.object().value(QStringLiteral("id")).toString();
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        WAIT_JS(QStringLiteral("return !!%1 && !%2")
+                    .arg(inRow(plain, QStringLiteral(".agent-name")),
+                         inRow(plain, QStringLiteral(".badge.sandbox"))));
+        CLICK(QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(plain));
+        WAIT_JS(header.arg(QStringLiteral("No sandbox (default)")));
+        // The service restarted with workspace as its default (the page asks for it again on
+        // reconnecting): that agent is confined now, and it says that is the default. Last in
+        // the suite: the service keeps that default.
+        m_rig->svc->config().port = m_rig->svc->port();
+        m_rig->svc->config().sandboxDefault = QString(sb::mode::Workspace);
+        QVERIFY(m_rig->restartService());
+        WAIT_JS_LONG(header.arg(QStringLiteral("Sandbox: workspace (default) · network full")), 30);
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        WAIT_JS(QStringLiteral("const b = %1; return !!b && b.textContent === 'Sandboxed' &&"
+                               " b.title === 'Sandbox: workspace (default) · network full' && !%2")
+                    .arg(inRow(plain, QStringLiteral(".badge.sandbox")),
+                         inRow(m_rig->agentId, QStringLiteral(".badge.sandbox"))));
     }
 };
 

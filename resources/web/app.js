@@ -2,7 +2,8 @@
 
 import {api, ApiError, Connection, forgetToken, storeToken, storedToken} from './api.js';
 import {clear, h} from './dom.js';
-import {addTask, handleMessage, runningTasks, setNotifications, setRequests, state, subscribe} from './store.js';
+import {addTask, handleMessage, runningTasks, setNotifications, setRequests, setSandboxDefault, state, subscribe}
+  from './store.js';
 import {agentsView, connectionView, inboxView, loadTasks, notificationsView, signInView, tasksView} from './views.js';
 import {conversationView} from './conversation.js';
 import {loadCatalog} from './catalog.js';
@@ -168,7 +169,11 @@ async function connect() {
 
 conn.addEventListener('retry', () => connect());
 conn.addEventListener('open', async () => {
-  // agents_update arrives first on every connection; the rest is loaded over REST.
+  // agents_update arrives first on every connection; the rest is loaded over REST. The
+  // service's sandbox default is asked for on every connection (a restarted service may have
+  // another), and known before the views render, so a refused write gets its hint at once.
+  const health = api('GET', '/api/health').then(
+    (body) => setSandboxDefault((body && body.sandbox && body.sandbox.default) || ''), () => {});
   try {
     const [requests, notifications] = await Promise.all([
       api('GET', '/api/permission-requests'),
@@ -179,6 +184,7 @@ conn.addEventListener('open', async () => {
   } catch (e) {
     toast('Could not load the inbox: ' + e.message, 'error');
   }
+  await health;
   setPhase('ready');
   // Classes (icons beside agents), skills, prompts, hooks and buildings: the views fill in as
   // each arrives.

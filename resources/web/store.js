@@ -6,6 +6,9 @@ export const state = {
   notifications: [],        // newest first
   unseen: 0,
   tasks: new Map(),         // taskId -> {…exec_task_started, output, running, result}
+  // The service's sandbox for auto agents without one of their own (GET /api/health
+  // sandbox.default: 'off' | 'workspace'); '' while not known.
+  sandboxDefault: '',
 };
 
 const listeners = new Map(); // topic -> Set(fn)
@@ -27,6 +30,13 @@ const MAX_NOTIFICATIONS = 200;
 
 export function setAgents(list) {
   state.agents = new Map(list.map((a) => [a.id, a]));
+  emit('agents');
+}
+
+// The agents read differently with another default (views.js effectiveSandbox).
+export function setSandboxDefault(mode) {
+  if (mode === state.sandboxDefault) return;
+  state.sandboxDefault = mode;
   emit('agents');
 }
 

@@ -81,19 +81,28 @@ export function usageLine(a) {
 
 // --- Sandbox ---------------------------------------------------------------------------------
 
-// The agent's own sandbox confines its commands (null: the service's default, which the page
-// cannot tell, so it says nothing).
-export const isSandboxed = (a) => !!a.sandbox && a.sandbox.mode === 'workspace';
+// The sandbox the agent's commands run in: its own, else the default for its permission mode
+// (the service's for auto agents, state.sandboxDefault; none for ask agents), with network
+// full and byDefault set. null for an auto agent while the service's default is not known.
+export function effectiveSandbox(a) {
+  if (a.sandbox && a.sandbox.mode) return {...a.sandbox, byDefault: false};
+  const mode = a.permissionMode === 'auto' ? state.sandboxDefault : 'off';
+  return mode ? {mode, network: 'full', byDefault: true} : null;
+}
+
+export const isSandboxed = (a) => (effectiveSandbox(a) || {}).mode === 'workspace';
 
 // 'Sandbox: workspace · network full', with the allowed hosts and the extra writable and hidden
-// paths; 'No sandbox' for mode off; '' without a sandbox of its own.
+// paths; 'No sandbox' for mode off; ' (default)' after the mode when it is the default; ''
+// while not known.
 export function sandboxText(a) {
-  const s = a.sandbox;
-  if (!s || !s.mode) return '';
-  if (!isSandboxed(a)) return 'No sandbox';
+  const s = effectiveSandbox(a);
+  if (!s) return '';
+  const byDefault = s.byDefault ? ' (default)' : '';
+  if (s.mode !== 'workspace') return 'No sandbox' + byDefault;
   const network = s.network || 'full';
   const list = (xs) => (xs || []).join(', ');
-  return [`Sandbox: ${s.mode}`,
+  return [`Sandbox: ${s.mode}${byDefault}`,
     network === 'allowlist' ? `network allowlist: ${list(s.allowHosts) || 'no hosts'}` : `network ${network}`,
     s.writable && s.writable.length ? `also writable: ${list(s.writable)}` : '',
     s.hidden && s.hidden.length ? `hidden: ${list(s.hidden)}` : ''].filter(Boolean).join(' · ');

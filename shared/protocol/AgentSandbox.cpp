@@ -33,7 +33,8 @@ QJsonValue AgentSandbox::toJson() const {
         {sbk::Network, network.isEmpty() ? QString(wire::sandbox::network::Full) : network},
         {sbk::AllowHosts, QJsonArray::fromStringList(allowHosts)},
         {sbk::Writable, QJsonArray::fromStringList(writable)},
-        {sbk::Hidden, QJsonArray::fromStringList(hidden)}};
+        {sbk::Hidden, QJsonArray::fromStringList(hidden)},
+        {sbk::AllowUnconfined, allowUnconfined}};
 }
 
 AgentSandbox AgentSandbox::fromJson(const QJsonValue &value) {
@@ -46,6 +47,7 @@ AgentSandbox AgentSandbox::fromJson(const QJsonValue &value) {
     s.allowHosts = strings(o.value(sbk::AllowHosts));
     s.writable = strings(o.value(sbk::Writable));
     s.hidden = strings(o.value(sbk::Hidden));
+    s.allowUnconfined = o.value(sbk::AllowUnconfined).toBool();
     return s;
 }
 

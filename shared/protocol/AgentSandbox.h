@@ -15,6 +15,10 @@ struct AgentSandbox {
     QStringList allowHosts; // "host[:port]", for network "allowlist"
     QStringList writable;   // absolute paths bound read-write besides the working directory
     QStringList hidden;     // absolute paths hidden besides the service's own and the secrets
+    // The user's consent that, where user namespaces are not allowed (so no sandbox can start),
+    // a CLI whose own sandbox needs them runs its commands without one (Codex:
+    // danger-full-access) rather than failing every command.
+    bool allowUnconfined = false;
 
     bool isSet() const { return !mode.isEmpty(); }
     bool confines() const; // mode workspace
@@ -26,7 +30,8 @@ struct AgentSandbox {
 
     friend bool operator==(const AgentSandbox &a, const AgentSandbox &b) {
         return a.mode == b.mode && a.network == b.network && a.allowHosts == b.allowHosts &&
-               a.writable == b.writable && a.hidden == b.hidden;
+               a.writable == b.writable && a.hidden == b.hidden &&
+               a.allowUnconfined == b.allowUnconfined;
     }
     friend bool operator!=(const AgentSandbox &a, const AgentSandbox &b) { return !(a == b); }
 };

@@ -17,6 +17,7 @@ inline constexpr Name Network{"network"};
 inline constexpr Name AllowHosts{"allowHosts"};
 inline constexpr Name Writable{"writable"};
 inline constexpr Name Hidden{"hidden"};
+inline constexpr Name AllowUnconfined{"allowUnconfined"};
 // GET /api/health details.sandbox
 inline constexpr Name Available{"available"};
 inline constexpr Name NetworkIsolation{"networkIsolation"};

@@ -35,8 +35,9 @@ public:
     QUrl url(const QString &path) const { return localUrl(service.port(), path); }
     QUrl baseUrl() const { return localUrl(service.port(), {}); }
 
-    // Mock + service + a project directory for agents.
-    bool startService(quint16 port = 0) {
+    // Mock + service + a project directory for agents. `sandboxDefault`: the service's sandbox
+    // for auto agents without one of their own (--sandbox-default).
+    bool startService(quint16 port = 0, const QString &sandboxDefault = QStringLiteral("off")) {
         if (!tmp.isValid() || (!mock.port() && !mock.start()))
             return false;
         const QString home = tmp.path() + QStringLiteral("/service-home");
@@ -50,7 +51,7 @@ public:
         env.remove(QStringLiteral("FLOTILLA_PORT"));
         env.remove(QStringLiteral("QT_QPA_PLATFORM"));
         // As hermeticEnv: agents unconfined unless a suite asks for a sandbox.
-        env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
+        env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), sandboxDefault);
         QStringList args{QStringLiteral("--data-dir"), tmp.path() + QStringLiteral("/data"),
                          QStringLiteral("--claude-bin"), MockAnthropic::claudeBinary()};
         if (port != 0)

@@ -32,7 +32,10 @@ bool ServiceProcess::start(const QStringList &args, const QProcessEnvironment &e
     if (!all.contains(QStringLiteral("--port")))
         all << QStringLiteral("--port") << QStringLiteral("0");
     m_process.setProcessEnvironment(env);
-    if (m_runAs.isEmpty())
+    if (!m_wrapper.isEmpty())
+        m_process.start(m_wrapper.constFirst(),
+                        m_wrapper.mid(1) + QStringList{QStringLiteral(FLOTILLAD_PATH)} + all);
+    else if (m_runAs.isEmpty())
         m_process.start(QStringLiteral(FLOTILLAD_PATH), all);
     else
         m_process.start(QStringLiteral("runuser"),

@@ -32,6 +32,9 @@ public:
     // Runs flotillad as `user` through `runuser` (needs root), environment preserved. pid() is
     // then runuser's; servicePid() is flotillad's own.
     void setRunAs(const QString &user) { m_runAs = user; }
+    // Start flotillad through this command (its arguments, then flotillad's path and arguments):
+    // e.g. `unshare --user ...` for a machine where user namespaces are refused.
+    void setWrapper(const QStringList &wrapper) { m_wrapper = wrapper; }
 
     quint16 port() const { return m_port; }
     qint64 pid() const { return m_process.processId(); }
@@ -49,6 +52,7 @@ private:
     QByteArray m_out;
     quint16 m_port = 0;
     QString m_runAs;
+    QStringList m_wrapper;
 };
 
 } // namespace flotilla::test

@@ -38,8 +38,9 @@ int columnOfKey(const QString &key) {
         {QString(k::TaskLabel), AgentsModel::Task},
         {QString(::flotilla::wire::usage::key::Usage), AgentsModel::Usage},
         {QString(::flotilla::wire::usage::key::Budget), AgentsModel::Usage},
-        // The badge and tooltip on the name.
+        // The badge and tooltip on the name (the permission mode picks the default sandbox).
         {QString(::flotilla::wire::sandbox::key::Sandbox), AgentsModel::Name},
+        {QString(k::PermissionMode), AgentsModel::Name},
     };
     return columns.value(key, -1);
 }
@@ -63,6 +64,14 @@ void AgentsModel::setServiceName(const QString &name) {
     m_serviceName = name;
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0, Service), index(int(m_rows.size()) - 1, Service));
+}
+
+void AgentsModel::setSandboxDefault(const QString &mode) {
+    if (mode == m_sandboxDefault)
+        return;
+    m_sandboxDefault = mode;
+    if (!m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0, Name), index(int(m_rows.size()) - 1, Name));
 }
 
 int AgentsModel::rowCount(const QModelIndex &parent) const {
@@ -89,10 +98,10 @@ QVariant AgentsModel::data(const QModelIndex &index, int role) const {
     case AgentJsonRole:
         return a;
     case SandboxedRole:
-        return isSandboxed(a);
+        return isSandboxed(a, m_sandboxDefault);
     case Qt::ToolTipRole:
         if (index.column() == Name) {
-            const QString sandbox = sandboxDetails(a);
+            const QString sandbox = sandboxDetails(a, m_sandboxDefault);
             return sandbox.isEmpty() ? QVariant() : sandbox;
         }
         if (index.column() == Status && a.value(k::LastError).isString())

@@ -35,7 +35,7 @@ public:
         ContextLimitRole,    // qint64
         AgentJsonRole,       // the whole agent object
         SortRole,            // what the proxy sorts by (numbers for Context)
-        SandboxedRole,       // bool: its own sandbox confines its commands (the Name's badge)
+        SandboxedRole,       // bool: its effective sandbox confines its commands (the Name's badge)
     };
 
     explicit AgentsModel(QObject *parent = nullptr);
@@ -43,6 +43,10 @@ public:
     // The service's name in the Service column, when one window shows several services.
     void setServiceName(const QString &name);
     QString serviceName() const { return m_serviceName; }
+    // The service's sandbox for auto agents without one of their own (GET /api/health
+    // `sandbox.default`; empty: not known), for the badge and the Name's tooltip (SandboxText.h).
+    void setSandboxDefault(const QString &mode);
+    QString sandboxDefault() const { return m_sandboxDefault; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -65,6 +69,7 @@ private:
     QList<QJsonObject> m_rows;
     QHash<QString, int> m_rowById;
     QString m_serviceName;
+    QString m_sandboxDefault;
 };
 
 } // namespace flotilla::monitor

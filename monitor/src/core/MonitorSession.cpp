@@ -6,6 +6,7 @@
 #include "protocol/ExecNames.h"
 #include "protocol/HistoryNames.h"
 #include "protocol/PermissionNames.h"
+#include "protocol/SandboxNames.h"
 #include "protocol/WireNames.h"
 
 #include <QDateTime>
@@ -88,11 +89,27 @@ void MonitorSession::onStateChanged(ConnectionState state) {
                  m_notifications.reset(items);
              });
         loadSystemPrompt();
+        loadSandboxDefault();
         m_shaping.onConnected();
         if (!m_selectedBoss.isEmpty())
             selectBoss(m_selectedBoss);
     }
     Q_EMIT stateChanged(state);
+}
+
+// GET /api/health -> 200 {..., sandbox?: {..., default}} (sandbox for authenticated callers)
+void MonitorSession::loadSandboxDefault() {
+    // Asked on every connection: a restarted service may have another default. Not the user's
+    // action, so a failure is logged, not reported; an auto agent then shows no sandbox line.
+    m_client.get(QStringLiteral("/api/health"), [this](const RestReply &r) {
+        if (!r.ok()) {
+            qCInfo(lcMonitor) << "load health failed:" << r.status << r.error;
+            return;
+        }
+        namespace sbk = ::flotilla::wire::sandbox::key;
+        m_agents.setSandboxDefault(
+            r.body.object().value(sbk::Sandbox).toObject().value(sbk::Default).toString());
+    });
 }
 
 void MonitorSession::call(const QString &what, const QByteArray &verb, const QString &path,

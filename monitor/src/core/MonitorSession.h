@@ -137,6 +137,8 @@ private:
     void resetHistory(const QString &agentId);
     void finishHistoryPage(const QString &agentId, quint64 generation, const client::RestReply &r,
                            qint64 offset);
+    // The service's sandbox for auto agents without one of their own, into agents().
+    void loadSandboxDefault();
     // The prompt a GET or POST of the system prompt answered with becomes the session's.
     void takeSystemPrompt(const client::RestReply &r, const Done &done);
     // Runs a REST call; a refusal also goes to actionFailed(what, error).

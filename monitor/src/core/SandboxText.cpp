@@ -1,7 +1,9 @@
 #include "core/SandboxText.h"
 
 #include "protocol/AgentSandbox.h"
+#include "protocol/PermissionNames.h"
 #include "protocol/SandboxNames.h"
+#include "protocol/WireNames.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -17,32 +19,60 @@ QString tr(const char *text) {
     return QCoreApplication::translate("SandboxText", text);
 }
 
-AgentSandbox sandboxOf(const QJsonObject &agent) {
-    return AgentSandbox::fromJson(agent.value(sbk::Sandbox));
+// The sandbox its commands run in, as the service resolves it (SandboxPolicy::effective): its
+// own, else the default for its permission mode (a default has network full). Not set when the
+// agent is auto and the service's default is not known.
+struct Effective {
+    AgentSandbox sandbox;
+    bool byDefault = false;
+    bool autoAgent = false;
+};
+
+Effective effectiveOf(const QJsonObject &agent, const QString &serviceDefault) {
+    Effective e;
+    e.sandbox = AgentSandbox::fromJson(agent.value(sbk::Sandbox));
+    if (e.sandbox.isSet())
+        return e;
+    e.byDefault = true;
+    e.autoAgent = agent.value(::flotilla::wire::key::PermissionMode).toString() ==
+                  ::flotilla::wire::permission::mode::Auto;
+    e.sandbox.mode = e.autoAgent ? serviceDefault : QString(::flotilla::wire::sandbox::mode::Off);
+    if (e.sandbox.isSet())
+        e.sandbox.network = QString(sbn::Full);
+    return e;
 }
 
 } // namespace
 
-QString sandboxLine(const QJsonObject &agent) {
-    const AgentSandbox s = sandboxOf(agent);
+QString sandboxLine(const QJsonObject &agent, const QString &serviceDefault) {
+    const Effective e = effectiveOf(agent, serviceDefault);
+    const AgentSandbox &s = e.sandbox;
     if (!s.isSet())
         return {};
     if (!s.confines())
-        return tr("no sandbox");
+        return e.byDefault ? tr("no sandbox (default)") : tr("no sandbox");
     QString network = tr("network %1").arg(s.network);
     if (s.network == sbn::Allowlist)
         network += tr(" (%1 host(s))").arg(s.allowHosts.size());
-    return tr("sandbox: %1 \u00b7 %2").arg(s.mode, network);
+    const QString mode = e.byDefault ? tr("%1 (default)").arg(s.mode) : s.mode;
+    return tr("sandbox: %1 \u00b7 %2").arg(mode, network);
 }
 
-QString sandboxDetails(const QJsonObject &agent) {
-    const AgentSandbox s = sandboxOf(agent);
+QString sandboxDetails(const QJsonObject &agent, const QString &serviceDefault) {
+    const Effective e = effectiveOf(agent, serviceDefault);
+    const AgentSandbox &s = e.sandbox;
     if (!s.isSet())
         return {};
-    if (!s.confines())
-        return tr("No sandbox (mode %1): the agent's commands run unconfined.").arg(s.mode);
-    QStringList lines{
-        tr("Sandbox %1: commands write only in the agent's working directory.").arg(s.mode)};
+    const QString whose = !e.byDefault  ? QString()
+                          : e.autoAgent ? tr(" (the service's default for auto agents)")
+                                        : tr(" (the default for ask agents)");
+    if (!s.confines()) {
+        return e.byDefault
+                   ? tr("No sandbox%1: the agent's commands run unconfined.").arg(whose)
+                   : tr("No sandbox (mode %1): the agent's commands run unconfined.").arg(s.mode);
+    }
+    QStringList lines{tr("Sandbox %1%2: commands write only in the agent's working directory.")
+                          .arg(s.mode, whose)};
     if (s.network == sbn::Allowlist)
         lines << tr("Network: allowlist: %1")
                      .arg(s.allowHosts.isEmpty() ? tr("no hosts")
@@ -56,8 +86,8 @@ QString sandboxDetails(const QJsonObject &agent) {
     return lines.join(u'\n');
 }
 
-bool isSandboxed(const QJsonObject &agent) {
-    return sandboxOf(agent).confines();
+bool isSandboxed(const QJsonObject &agent, const QString &serviceDefault) {
+    return effectiveOf(agent, serviceDefault).sandbox.confines();
 }
 
 QString sandboxHint(bool sandboxed, const QString &toolOutput) {

@@ -123,7 +123,8 @@ void AgentPane::setAgent(const QString &agentId) {
     if (m_find->isVisible())
         m_find->dismiss();
     // Before the transcript: its tool rows render with the hint for refused writes, or not.
-    m_conversation->setSandboxed(isSandboxed(m_session.agents().agent(agentId)));
+    m_conversation->setSandboxed(
+        isSandboxed(m_session.agents().agent(agentId), m_session.agents().sandboxDefault()));
     if (agentId.isEmpty()) {
         m_conversation->setTranscript(nullptr);
         updateHeader();
@@ -174,12 +175,14 @@ void AgentPane::updateHeader() {
     const QJsonObject wt = a.value(QStringLiteral("worktree")).toObject();
     if (!wt.isEmpty())
         usage << tr("worktree: branch %1").arg(wt.value(QStringLiteral("branch")).toString());
-    usage << sandboxLine(a);
+    const QString sandboxDefault = m_session.agents().sandboxDefault();
+    usage << sandboxLine(a, sandboxDefault);
     usage.removeAll(QString());
     m_usage->setText(usage.isEmpty() ? tr("no turns recorded yet")
                                      : usage.join(QStringLiteral("  \u00B7  ")));
-    m_usage->setToolTip(sandboxDetails(a));
-    m_conversation->setSandboxed(isSandboxed(a)); // a PATCH may change it
+    m_usage->setToolTip(sandboxDetails(a, sandboxDefault));
+    // A PATCH may change it, and so may the service's default (on connecting).
+    m_conversation->setSandboxed(isSandboxed(a, sandboxDefault));
 }
 
 void AgentPane::updateClassIcon() {

@@ -50,6 +50,9 @@ struct AgentLaunch {
     // How the process starts, decided by the runtime from the above (program, arguments, cwd and
     // environment, perhaps inside bwrap): what AgentProcess::start hands its LineProcess.
     LaunchPlan plan;
+    // What the user should know about how it runs (the agent's lastError with every turn): e.g.
+    // a CLI sandbox that cannot start here.
+    QString warning;
 };
 
 class AgentProcess : public QObject {

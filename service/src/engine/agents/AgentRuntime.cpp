@@ -196,7 +196,10 @@ void AgentRuntime::tryStartTurn(const QString &agentId) {
     s.toolNames.clear();
     s.toolSkills.clear();
     s.process->sendUserMessage(text);
-    apply(agentId, update.turnStarted(text, m_clock.nowMs()));
+    update.turnStarted(text, m_clock.nowMs());
+    if (!s.launchWarning.isEmpty())
+        update.lastError = s.launchWarning; // a standing condition: said with every turn
+    apply(agentId, update);
     if (update.sessionId)
         m_agents.flush(); // the forgotten session is forgotten for a restart too
 }
@@ -219,8 +222,12 @@ void AgentRuntime::onEvent(const QString &agentId, const AgentEvent &e) {
     const Agent *agent = m_agents.find(agentId);
     if (!agent)
         return;
-    const RuntimeUpdate update =
+    RuntimeUpdate update =
         RuntimeUpdate::forEvent(*agent, e, m_config.defaultContextLimit, m_clock.nowMs());
+    // A turn that went well clears lastError, but not what stands for the whole process (a CLI
+    // sandbox that cannot start here).
+    if (update.lastError && update.lastError->isEmpty() && !s.launchWarning.isEmpty())
+        update.lastError = s.launchWarning;
     const qint64 contextUsed = update.contextUsed.value_or(agent->contextUsed);
     const qint64 contextLimit = update.contextLimit.value_or(agent->contextLimit);
     apply(agentId, update);

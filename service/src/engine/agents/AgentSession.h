@@ -32,6 +32,7 @@ struct AgentRuntime::Session {
     AgentShape shapeInUse; // what the running process was started with
     QString modelInUse;
     AgentSandbox sandboxInUse; // the effective sandbox the running process was started in
+    QString launchWarning;     // AgentLaunch::warning of the running process: lastError each turn
     QString pendingText;
     QTimer flushTimer;
     QHash<QString, QString> toolNames;  // tool_use id -> tool name, to label results

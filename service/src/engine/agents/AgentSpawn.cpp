@@ -101,6 +101,8 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     request.mcpToken = mcpUrl.isEmpty() ? QByteArray() : issued.token;
     const AgentSandbox sandbox = m_sandbox.effective(*agent);
     request.sandboxed = sandbox.confines();
+    request.namespacesBlocked = m_sandbox.launcher().support().namespacesBlocked;
+    request.allowUnconfined = sandbox.allowUnconfined;
     AgentLaunch launch = provider->launch(request);
     // Where it runs: as is, or confined to its directory with the files it reads from the
     // service's hidden data directory bound in read-only (base/Sandbox.h).
@@ -117,6 +119,9 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
         return false;
     }
     launch.plan = std::move(plan).value();
+    if (!launch.warning.isEmpty())
+        qCWarning(lcAgents).noquote() << "agent" << agentId << launch.warning;
+    s.launchWarning = launch.warning;
     s.sandboxInUse = sandbox;
     s.promptInUse = request.systemPrompt;
     s.shapeInUse = shape;

@@ -51,6 +51,11 @@ struct LaunchRequest {
     // own turns it off (nested, it cannot start as root, and ours already confines it) and says
     // which directories it writes (AgentLaunch::stateDirs).
     bool sandboxed = false;
+    // Not sandboxed, on a machine where user namespaces are refused (SandboxSupport::
+    // namespacesBlocked): a CLI whose own sandbox needs them either runs unconfined, if the agent
+    // allows it (AgentSandbox::allowUnconfined), or says in AgentLaunch::warning what will fail.
+    bool namespacesBlocked = false;
+    bool allowUnconfined = false;
 };
 
 class Provider {

@@ -318,6 +318,9 @@ SandboxSupport probeSandbox(const QString &bwrapProgram, int timeoutMs,
     const Run plain = runBlocking(support.bwrap, base, timeoutMs);
     if (!plain.failure.isEmpty() || plain.exitCode != 0) {
         support.reason = explainFailure(plain);
+        const QString err = QString::fromLocal8Bit(plain.err);
+        support.namespacesBlocked = err.contains(QLatin1String("namespace"), Qt::CaseInsensitive) ||
+                                    err.contains(QLatin1String("uid map"));
         return support;
     }
     support.usable = true;

@@ -84,6 +84,9 @@ struct SandboxSupport {
     QString socat;         // the forwarder inside an isolated network; empty: not found
     QString reason;        // why not usable, with the fix; empty when usable
     QString networkReason; // why no network isolation, with the fix; empty when there is
+    // bwrap ran and the kernel refused it a namespace (a chroot, a container, userns off): a CLI's
+    // own sandbox (Codex's bwrap) cannot start either. Not set when bwrap is only missing.
+    bool namespacesBlocked = false;
     // GET /api/health details: {available, networkIsolation, bwrap, version, reason}.
     QJsonObject toJson() const;
 };

@@ -75,7 +75,8 @@ Result<std::optional<AgentSandbox>> parseSandbox(const QJsonObject &body) {
             QStringLiteral("field 'sandbox' must be null or {mode, network?, allowHosts?, "
                            "writable?, hidden?}"));
     const QJsonObject o = v.toObject();
-    const QStringList allowed{sbk::Mode, sbk::Network, sbk::AllowHosts, sbk::Writable, sbk::Hidden};
+    const QStringList allowed{sbk::Mode,     sbk::Network, sbk::AllowHosts,
+                              sbk::Writable, sbk::Hidden,  sbk::AllowUnconfined};
     for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
         if (!allowed.contains(it.key()))
             return Error::invalid(wire::code::UnknownField,
@@ -130,6 +131,12 @@ Result<std::optional<AgentSandbox>> parseSandbox(const QJsonObject &body) {
     }
     s.writable = *writable;
     s.hidden = *hidden;
+    const QJsonValue unconfined = o.value(sbk::AllowUnconfined);
+    if (!unconfined.isUndefined() && !unconfined.isNull() && !unconfined.isBool())
+        return Error::badRequest(
+            wire::code::WrongType,
+            QStringLiteral("field 'sandbox.allowUnconfined' must be a boolean"));
+    s.allowUnconfined = unconfined.toBool();
     return std::optional<AgentSandbox>(s);
 }
 

@@ -65,6 +65,24 @@ AgentLaunch CodexProvider::launch(const LaunchRequest &request) const {
     launch.sandboxed = request.sandboxed;
     launch.sandbox = request.sandboxed ? QStringLiteral("danger-full-access")
                                        : QStringLiteral("workspace-write");
+    // Where the kernel refuses user namespaces, Codex's own bwrap fails every command with "No
+    // permissions to create a new namespace", and its client hears nothing about it. With the
+    // agent's consent its commands run without that sandbox; without it the user is told.
+    if (!request.sandboxed && request.namespacesBlocked) {
+        if (request.allowUnconfined) {
+            launch.sandbox = QStringLiteral("danger-full-access");
+            launch.warning = QStringLiteral(
+                "user namespaces are not allowed here, so Codex's own sandbox cannot start: its "
+                "commands run unconfined, as this agent's sandbox settings allow "
+                "(allowUnconfined); approvals still apply");
+        } else {
+            launch.warning = QStringLiteral(
+                "user namespaces are not allowed here, so Codex's own sandbox cannot start and "
+                "every command it runs will fail. Allow unconfined commands in the agent's "
+                "sandbox settings (sandbox: {mode: \"off\", allowUnconfined: true}), or run "
+                "flotillad where user namespaces work");
+        }
+    }
     if (!m_config.home.isEmpty())
         launch.stateDirs << m_config.home;
     return launch;
