@@ -12,7 +12,7 @@ seconds="${1:-30}"
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
-  targets=(fuzz_claude_line fuzz_codex_line fuzz_history fuzz_secrets fuzz_rest fuzz_ws fuzz_mcp fuzz_http_head)
+  targets=(fuzz_claude_line fuzz_codex_line fuzz_history fuzz_secrets fuzz_rest fuzz_ws fuzz_mcp fuzz_http_head fuzz_egress_request)
 bin=build-asan/fuzz
 artifacts="$(pwd)/build-asan/fuzz-artifacts"
 scratch="$(mktemp -d)"

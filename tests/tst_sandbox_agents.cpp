@@ -261,6 +261,40 @@ private Q_SLOTS:
         QVERIFY(svc.terminate());
     }
 
+    // A building of a sandboxed agent runs in the same kind of sandbox; stopping it reaches the
+    // program inside (its SIGTERM goes to the session in the sandbox, not just to bwrap).
+    void buildingOfASandboxedAgentIsConfined() {
+        AgentRig rig;
+        QVERIFY(rig.start());
+        const HttpResponse created = rig.createAgent(QStringLiteral("boxed"), sandboxed());
+        QCOMPARE(created.status, 201);
+        const QString outside =
+            QStringLiteral("/etc/flotilla-sbx-") + QUuid::createUuid().toString(QUuid::Id128);
+        const HttpResponse b = rig.post(
+            QStringLiteral("/api/buildings"),
+            {{QStringLiteral("name"), QStringLiteral("server")},
+             {QStringLiteral("agentId"), str(created.object(), "id")},
+             {QStringLiteral("command"),
+              QJsonArray{QStringLiteral("bash"), QStringLiteral("-c"),
+                         QStringLiteral("trap 'echo got-term; exit 0' TERM; touch %1; echo "
+                                        "rc=$?; touch built.txt && echo built; while :; do sleep "
+                                        "0.1; done")
+                             .arg(outside)}}});
+        QCOMPARE(b.status, 201);
+        const QString id = str(b.object(), "id");
+        QCOMPARE(rig.post(QStringLiteral("/api/buildings/%1/start").arg(id), {}).status, 200);
+        const auto logs = [&] {
+            return QString::fromUtf8(
+                rig.http.get(rig.svc->url(QStringLiteral("/api/buildings/%1/logs").arg(id))).body);
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(logs().contains(QStringLiteral("built")), 20000);
+        QVERIFY2(logs().contains(QStringLiteral("Read-only file system")), qPrintable(logs()));
+        QVERIFY(!QFileInfo::exists(outside));
+        QVERIFY(QFileInfo::exists(rig.cwd + QStringLiteral("/built.txt")));
+        QCOMPARE(rig.post(QStringLiteral("/api/buildings/%1/stop").arg(id), {}).status, 200);
+        QTRY_VERIFY_WITH_TIMEOUT(logs().contains(QStringLiteral("got-term")), 20000);
+    }
+
     // A worktree agent writes its own branch in the main repository's git directory, and nothing
     // else there: not the repository's main branch, not its configuration or hooks.
     void worktreeAgentCommitsOnItsBranch() {

@@ -45,14 +45,12 @@ bool BuildingRun::start(const BuildingLaunch &launch) {
     connect(m_stream, &ExecOutputStream::drained, this, [this] { Q_EMIT finished(m_outcome); });
 
     m_process = new QProcess(this);
-    m_process->setProgram(launch.program);
-    m_process->setArguments(launch.arguments);
-    m_process->setProcessEnvironment(launch.environment);
-    m_process->setWorkingDirectory(launch.cwd);
+    // Own group (a stop reaches its children too), no orphan if flotillad dies, the user's umask;
+    // perhaps inside its agent's sandbox.
+    m_sandboxed = launch.plan.sandboxed;
+    applyLaunchPlan(*m_process, launch.plan);
     // Nobody types into a building: a program reading stdin gets EOF instead of waiting.
     m_process->setStandardInputFile(QProcess::nullDevice());
-    // Own group (a stop reaches its children too), no orphan if flotillad dies, the user's umask.
-    m_process->setChildProcessModifier(&prepareChildProcess);
     connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { read(false); });
     connect(m_process, &QProcess::readyReadStandardError, this, [this] { read(true); });
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
@@ -62,11 +60,9 @@ bool BuildingRun::start(const BuildingLaunch &launch) {
             onFinished(std::nullopt, std::nullopt);
     });
     connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
-        // On a crash exit Qt reports the terminating signal as the exit code.
-        if (status == QProcess::NormalExit)
-            onFinished(code, std::nullopt);
-        else
-            onFinished(std::nullopt, code);
+        // A crash exit's code is the signal; bwrap reports its command's signal N as 128+N.
+        const ChildExit exit = decodeExit(m_sandboxed, code, int(status));
+        onFinished(exit.exitCode, exit.signal);
     });
     m_starting = true;
     m_process->start(QIODevice::ReadOnly);
@@ -111,7 +107,7 @@ void BuildingRun::finishShutdown(int waitMs) {
 
 void BuildingRun::killGroup(int signal) {
     if (m_pid > 0)
-        ::kill(pid_t(-m_pid), signal);
+        signalLaunched(m_pid, m_sandboxed, signal);
 }
 
 void BuildingRun::read(bool isError) {

@@ -12,6 +12,7 @@
 //
 // BuildingLog, beside it, is the ring of lines a building keeps across its runs.
 
+#include "base/Sandbox.h"
 #include "exec/ExecOutputStream.h"
 #include "exec/SecretMasker.h"
 
@@ -35,6 +36,8 @@ struct BuildingLaunch {
     QProcessEnvironment environment; // secrets substituted
     QList<QByteArray> maskValues;    // shown as "***" in everything the run emits
     StreamConfig stream;
+    // How it starts (base/Sandbox.h): the program as is, or in its agent's sandbox.
+    LaunchPlan plan;
 };
 
 struct BuildingOutcome {
@@ -86,6 +89,7 @@ private:
     Stream m_streams[2]; // [0] stdout, [1] stderr
     QTimer m_killTimer;
     qint64 m_pid = 0;
+    bool m_sandboxed = false;
     BuildingOutcome m_outcome;
     bool m_starting = false;
     bool m_done = false;

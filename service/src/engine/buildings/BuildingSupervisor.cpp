@@ -4,6 +4,7 @@
 #include "domain/AgentRegistry.h"
 #include "exec/SecretStore.h"
 #include "protocol/ShapingNames.h"
+#include "sandbox/SandboxPolicy.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -39,13 +40,14 @@ QString describeEnd(const BuildingOutcome &o) {
 } // namespace
 
 BuildingSupervisor::BuildingSupervisor(BuildingStore &store, const AgentRegistry &agents,
-                                       const SecretStore &secrets, Clock clock,
-                                       BuildingsConfig config, CredentialSource credentials,
-                                       QObject *parent)
+                                       const SecretStore &secrets, const SandboxPolicy &sandbox,
+                                       Clock clock, BuildingsConfig config,
+                                       CredentialSource credentials, QObject *parent)
     : QObject(parent)
     , m_store(store)
     , m_agents(agents)
     , m_secrets(secrets)
+    , m_sandbox(sandbox)
     , m_clock(std::move(clock))
     , m_config(std::move(config))
     , m_credentials(std::move(credentials)) {
@@ -210,6 +212,18 @@ Result<BuildingLaunch> BuildingSupervisor::prepare(const BuildingConfig &b) cons
     launch.arguments = b.command.mid(1);
     launch.maskValues = maskValues();
     launch.stream = m_config.stream;
+    // A building of a sandboxed agent runs in the same kind of sandbox, or not at all.
+    SandboxSpec sandbox;
+    if (const Agent *agent = b.agentId.isEmpty() ? nullptr : m_agents.find(b.agentId)) {
+        if (Status e = m_sandbox.check(*agent))
+            return *e;
+        sandbox = m_sandbox.specFor(*agent, SandboxUse::Command);
+    }
+    auto plan = m_sandbox.launcher().plan(
+        ProcessSpec{launch.program, launch.arguments, launch.cwd, launch.environment, sandbox});
+    if (!plan)
+        return plan.error();
+    launch.plan = std::move(plan).value();
     return launch;
 }
 

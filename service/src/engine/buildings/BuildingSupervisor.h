@@ -33,6 +33,7 @@ namespace flotilla {
 
 class AgentRegistry;
 class SecretStore;
+class SandboxPolicy;
 
 struct BuildingTiming {
     int stopGraceMs = 10'000;     // SIGTERM to the group, SIGKILL this much later
@@ -62,9 +63,12 @@ public:
     using Done = std::function<void(const Status &)>;
 
     // `credentials`: the service token and the agents' live tokens, masked like secrets.
+    // `sandbox`: a building of a sandboxed agent runs in the same kind of sandbox
+    // (sandbox/SandboxPolicy.h); others as they are.
     BuildingSupervisor(BuildingStore &store, const AgentRegistry &agents,
-                       const SecretStore &secrets, Clock clock, BuildingsConfig config,
-                       CredentialSource credentials = {}, QObject *parent = nullptr);
+                       const SecretStore &secrets, const SandboxPolicy &sandbox, Clock clock,
+                       BuildingsConfig config, CredentialSource credentials = {},
+                       QObject *parent = nullptr);
     ~BuildingSupervisor() override; // SIGKILLs every group still running
 
     // Delays for tests (a crash loop measured in milliseconds, not seconds).
@@ -132,6 +136,7 @@ private:
     BuildingStore &m_store;
     const AgentRegistry &m_agents;
     const SecretStore &m_secrets;
+    const SandboxPolicy &m_sandbox;
     Clock m_clock;
     BuildingsConfig m_config;
     CredentialSource m_credentials;

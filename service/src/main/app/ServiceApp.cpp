@@ -347,7 +347,7 @@ void ServiceApp::buildControllers() {
     // Saved prompts, 3D models, hooks and buildings, before the controllers that use them.
     m_shaping->buildServices(
         ShapingServices{*m_hub, *m_runtime, *m_usage, *m_worktrees, *m_notifications, *m_secrets,
-                        m_config.agentEnvironment, credentialSource(),
+                        *m_sandbox, m_config.agentEnvironment, credentialSource(),
                         [hub = m_hub.get(), threshold = m_config.coalesceAboveBacklogBytes] {
                             return hub->largestHealthyBacklog() >= threshold;
                         }});

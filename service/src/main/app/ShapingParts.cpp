@@ -109,8 +109,9 @@ void ShapingParts::buildServices(const ShapingServices &s) {
     buildingsConfig.environment.remove(QStringLiteral("AUTH_TOKEN"));
     buildingsConfig.environment.remove(QStringLiteral("FLOTILLA_TOKEN"));
     buildingsConfig.stream.congested = s.congested;
-    m_buildings = std::make_unique<BuildingSupervisor>(
-        *m_buildingStore, m_agents, s.secrets, m_clock, std::move(buildingsConfig), s.credentials);
+    m_buildings =
+        std::make_unique<BuildingSupervisor>(*m_buildingStore, m_agents, s.secrets, s.sandbox,
+                                             m_clock, std::move(buildingsConfig), s.credentials);
 
     m_classesController = std::make_unique<ClassesController>(*m_classes, m_agents, s.hub);
     m_skillsController = std::make_unique<SkillsController>(*m_skills, *m_classes, m_agents, s.hub);

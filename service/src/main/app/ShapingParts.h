@@ -48,6 +48,7 @@ class SkillsController;
 class SystemPromptStore;
 class UsageService;
 class WorktreeService;
+class SandboxPolicy;
 
 // What the second step takes from the rest of the service.
 struct ShapingServices {
@@ -57,6 +58,8 @@ struct ShapingServices {
     WorktreeService &worktrees;
     NotificationService &notifications;
     SecretStore &secrets;
+    // Where a building of a sandboxed agent runs: in the same kind of sandbox.
+    const SandboxPolicy &sandbox;
     // The agents' environment (hooks and buildings run with it, never with a token).
     QProcessEnvironment environment;
     // Every credential the service holds, masked in what buildings print.
