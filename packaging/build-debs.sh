@@ -178,7 +178,8 @@ elif [ -s "$verify_log" ]; then # unknown keys and bad values are only logged: f
 else
   echo "systemd-analyze verify: clean"
 fi
-# The exposure score (lower is better; 6.6 today) guards the hardening against silent removal.
+# The exposure score (lower is better; 7.0 today: agents' sandboxes need @mount and no
+# ProtectKernelTunables, which took it from 6.6) guards the hardening against silent removal.
 # It rates the unit as if it ran as root (capability options count, though a user service holds
 # no capabilities), and agents run node and arbitrary tools inside the unit, so it cannot go as
 # low as a pure network daemon's.

@@ -34,6 +34,8 @@ endfunction()
 flotilla_monitor_ui_test(tst_monitor_ui)
 flotilla_monitor_ui_test(tst_monitor_ui_dialogs)
 flotilla_monitor_ui_test(tst_monitor_ui_agents)
+# A connection an agent's allow-list sandbox refused, in its conversation and the table.
+flotilla_monitor_ui_test(tst_monitor_ui_sandbox)
 flotilla_monitor_ui_test(tst_monitor_ui_conversation)
 flotilla_monitor_ui_test(tst_monitor_inbox)
 flotilla_monitor_ui_test(tst_monitor_ui_changes)

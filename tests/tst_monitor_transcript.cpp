@@ -1,6 +1,7 @@
 // The conversation's data as pure units: TranscriptModel (deltas make one reply, the
 // final chunk closes it, a tool call and its result are one entry, errors and stops marked, turn
-// starts give user messages, the bounds drop the oldest, history pages go on top), history
+// starts give user messages, a repeated notice counts on its line within a turn, the bounds drop
+// the oldest, history pages go on top), history
 // conversion, and a reply read as a terminal would show it. No service, no widgets. (How tool calls
 // read: tst_monitor_tool_presentation.)
 
@@ -238,6 +239,47 @@ private Q_SLOTS:
         const quint64 refused = m.appendUserMessage(QStringLiteral("third"), 5);
         m.setPending(refused, false);
         QVERIFY(!m.entry(3).pending);
+    }
+
+    // A notice that repeats (a connection the sandbox refused) counts on the line it made, wherever
+    // the turn went since; another key, or the next turn, makes a new line. A reply it interrupts
+    // is closed, as for any notice.
+    void repeatedNoticeCountsWithinATurn() {
+        TranscriptModel m;
+        const auto line = [](const QString &key) {
+            return [key](int times) { return key + QStringLiteral(" x%1").arg(times); };
+        };
+        const QString a = QStringLiteral("127.0.0.1:9");
+        const QString b = QStringLiteral("[::1]:443");
+        m.turnStarted(QStringLiteral("reach out"), 10);
+        m.appendChunk(delta(QStringLiteral("trying")));
+        m.appendRepeatedNotice(a, line(a));
+        QVERIFY(!m.entry(1).streaming);
+        m.appendChunk(toolUse(QStringLiteral("Bash"), {{QStringLiteral("command"), a}}));
+        QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
+        m.appendRepeatedNotice(a, line(a));
+        m.appendRepeatedNotice(b, line(b));
+        m.appendRepeatedNotice(a, line(a));
+        QCOMPARE(texts(m), QStringList({QStringLiteral("reach out"), QStringLiteral("trying"),
+                                        a + QStringLiteral(" x3"), QStringLiteral("Bash"),
+                                        b + QStringLiteral(" x1")}));
+        QCOMPARE(m.entry(2).kind, Kind::Notice);
+        QCOMPARE(m.entry(2).repeats, 3);
+        QCOMPARE(changed.count(), 2);
+        // A message queued meanwhile has not started a turn: still counted on the same line.
+        m.appendUserMessage(QStringLiteral("next"), 20);
+        m.appendRepeatedNotice(a, line(a));
+        QCOMPARE(m.entry(2).text, a + QStringLiteral(" x4"));
+        m.appendChunk(finalChunk());
+        m.turnStarted(QStringLiteral("next"), 30);
+        m.appendRepeatedNotice(a, line(a));
+        QCOMPARE(m.rowCount(), 7);
+        QCOMPARE(m.entry(6).text, a + QStringLiteral(" x1"));
+        // A plain notice is never counted on.
+        m.appendNotice(a + QStringLiteral(" x1"));
+        m.appendRepeatedNotice(a, line(a));
+        QCOMPARE(m.entry(6).text, a + QStringLiteral(" x2"));
+        QCOMPARE(m.rowCount(), 8);
     }
 
     void boundDropsTheOldest_data() {

@@ -1,7 +1,7 @@
 // Core units of the Changes tab and the usage line, no service: a git patch
 // cut into lines that know their file and worktree line (renames, new and deleted files, binary
-// files, quoted paths, "\ No newline"), and how usage, budgets, a released process and a
-// sandbox read.
+// files, quoted paths, "\ No newline"), and how usage, budgets, a released process, a
+// sandbox and a connection it refused read.
 
 #include "core/SandboxText.h"
 #include "core/UsageText.h"
@@ -220,6 +220,26 @@ private Q_SLOTS:
         QVERIFY(sandboxHint(true, refused).contains(QStringLiteral("working directory")));
         QCOMPARE(sandboxHint(false, refused), QString());
         QCOMPARE(sandboxHint(true, QStringLiteral("touch: Permission denied")), QString());
+    }
+
+    // A connection an allow-list refused (sandbox_blocked): host:port (an IPv6 host bracketed),
+    // the conversation's line with its count from the second time, the tooltip's tally.
+    void sandboxBlockedReads() {
+        QCOMPARE(hostPort(QStringLiteral("127.0.0.1"), 43351), QStringLiteral("127.0.0.1:43351"));
+        QCOMPARE(hostPort(QStringLiteral("::1"), 443), QStringLiteral("[::1]:443"));
+        QCOMPARE(hostPort(QStringLiteral("[::1]"), 443), QStringLiteral("[::1]:443"));
+        QCOMPARE(hostPort(QStringLiteral("github.com"), 443), QStringLiteral("github.com:443"));
+        const QString where = QStringLiteral("127.0.0.1:43351");
+        QCOMPARE(sandboxBlockedLine(where, 1),
+                 QStringLiteral("Sandbox blocked a connection to 127.0.0.1:43351 (not on this "
+                                "agent's allow-list)"));
+        QCOMPARE(sandboxBlockedLine(where, 3),
+                 QStringLiteral("Sandbox blocked a connection to 127.0.0.1:43351 (not on this "
+                                "agent's allow-list) (3 times)"));
+        QCOMPARE(sandboxBlockedTally(0, {}), QString());
+        QCOMPARE(sandboxBlockedTally(2, where),
+                 QStringLiteral("Sandbox blocked 2 connection(s) while this monitor watched "
+                                "(last: 127.0.0.1:43351)"));
     }
 };
 

@@ -5,15 +5,19 @@
 // budget shows its use with a bar, a day budget what today used (GET /api/usage), a budget
 // below what was used marks the agent in the list, and a stopped agent shows its process
 // released. An agent's sandbox shows in the list and the header the same way, and a command's
-// refused write gets a hint. Screenshots go to <build>/screenshots.
+// refused write gets a hint; a connection its allow-list refused is a line in its conversation
+// (one for repeats in a turn) and a count in the list. Screenshots go to <build>/screenshots.
 
 #include "protocol/SandboxNames.h"
 #include "support/AgentRig.h"
 #include "support/BrowserBridge.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QStandardPaths>
+#include <QTcpServer>
 #include <QTest>
 #include <QUuid>
 
@@ -203,6 +207,72 @@ private Q_SLOTS:
                  200);
         QVERIFY(m_browser.waitJs(
             QStringLiteral("return !document.querySelector('%1').dataset.budget").arg(row)));
+    }
+
+    // An agent whose allow-list leaves out a loopback port, and a command that tries it twice
+    // (the service's egress proxy refuses both, nothing connects): one line below the command in
+    // the conversation that says twice, and a count in the list.
+    void refusedConnectionsShowInTheConversation() {
+        namespace sb = flotilla::wire::sandbox;
+        QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("socat")).isEmpty(),
+                 "socat not on PATH: run scripts/install-deps.sh");
+        QTcpServer forbidden;
+        QVERIFY(forbidden.listen(QHostAddress::LocalHost, 0));
+        const QString where = QStringLiteral("127.0.0.1:%1").arg(forbidden.serverPort());
+        // A project of its own: a new agent's first history page is the newest session in its
+        // directory, and the next row reads the first tool block of its agent's conversation.
+        const QString project = QDir(m_rig->cwd).absoluteFilePath(QStringLiteral("../fenced"));
+        QVERIFY(QDir().mkpath(project));
+        const HttpResponse made = m_rig->createAgent(
+            QStringLiteral("fenced"),
+            {{QStringLiteral("cwd"), project},
+             {QStringLiteral("permissionMode"), QStringLiteral("auto")},
+             {QString(sb::key::Sandbox), QJsonObject{{sb::key::Mode, sb::mode::Workspace},
+                                                     {sb::key::Network, sb::network::Allowlist}}}});
+        QCOMPARE(made.status, 201);
+        const QString id = made.object().value(QStringLiteral("id")).toString();
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        CLICK(QStringLiteral("#agent-list li[data-id=\"%1\"] a").arg(id));
+        WAIT_JS(QStringLiteral("const s = document.getElementById('agent-sandbox');"
+                               "return !!s && s.textContent ==="
+                               " 'Sandbox: workspace · network allowlist: no hosts'"));
+
+        const QString curl = QStringLiteral("curl -s -m 10 -o /dev/null -w '%1=%{http_code}' "
+                                            "http://%2/; echo");
+        m_rig->model().queueCommand(curl.arg(QStringLiteral("try1"), where) + QStringLiteral("; ") +
+                                    curl.arg(QStringLiteral("try2"), where));
+        m_rig->model().queueText(QStringLiteral("Refused."));
+        QCOMPARE(m_rig->send(QStringLiteral("reach out"), id).status, 200);
+        const QString twice = QStringLiteral("Sandbox blocked a connection to %1 (not on this "
+                                             "agent's allow-list) (2 times)")
+                                  .arg(where);
+        WAIT_JS_LONG(
+            QStringLiteral("const ls = [...document.querySelectorAll("
+                           "'#transcript .note.sandbox-blocked')]"
+                           ".filter((n) => n.dataset.where === '%1');"
+                           "const tool = ls.length === 1 && ls[0].previousElementSibling;"
+                           "return !!tool && tool.matches('.tool') &&"
+                           " ls[0].textContent === \"%2\" && ls[0].dataset.times === '2' &&"
+                           " tool.querySelector('.tool-output').textContent"
+                           ".includes('try2=403')")
+                .arg(where, twice),
+            60);
+        QVERIFY(!forbidden.hasPendingConnections());
+        QVERIFY(m_browser
+                    .eval(QStringLiteral("document.querySelector('#transcript .sandbox-blocked')"
+                                         ".scrollIntoView({block: 'end'}); return true"))
+                    .toBool());
+        QVERIFY(m_browser.screenshot(QStringLiteral("phone-conversation-sandbox-blocked")));
+        QVERIFY(m_rig->waitStatus(QStringLiteral("idle"), 30000, id));
+
+        // The list: how many its sandbox refused while the page watched, the last in the title.
+        QVERIFY(m_browser.clickNav(QStringLiteral("agents")));
+        WAIT_JS(QStringLiteral("const b = document.querySelector("
+                               "'#agent-list li[data-id=\"%1\"] .badge.blocked');"
+                               "return !!b && parseInt(b.textContent, 10) >= 2 &&"
+                               " b.textContent.endsWith(' blocked') &&"
+                               " b.title.startsWith('Connections its sandbox refused (last: ')")
+                    .arg(id));
     }
 
     // A sandbox asked for at creation: "Sandboxed" in the list (its title says which), the

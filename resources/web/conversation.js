@@ -8,8 +8,8 @@ import {classIcon} from './icons.js';
 import {mcpSummary, toolTitle} from './mcp.js';
 import {renderMarkdown} from './markdown.js';
 import {state, subscribe} from './store.js';
-import {BUDGET_ERROR, budgetUse, contextMeter, hasTeam, requestCard, sandboxHint, sandboxText, statusBadge}
-  from './views.js';
+import {BUDGET_ERROR, budgetUse, contextMeter, hasTeam, requestCard, sandboxBlockedText, sandboxHint, sandboxText,
+  statusBadge} from './views.js';
 
 const PAGE = 40;
 const MAX_TOOL_OUTPUT = 16 * 1024;
@@ -287,6 +287,7 @@ export function conversationView(main, params, ctx) {
   let pending = '';
   let frame = 0;
   const lastTools = [];
+  const blockedInTurn = new Map(); // 'host:port' -> {node, times}, until the turn ends
   const paint = () => {
     frame = 0;
     if (!current) return;
@@ -332,7 +333,24 @@ export function conversationView(main, params, ctx) {
       return;
     }
     endBubble();
+    blockedInTurn.clear();
     if (c.text) appendNode(h('p', {class: 'note' + (c.text.startsWith('Error') ? ' error' : '')}, c.text));
+  };
+
+  // A connection the sandbox refused: a line where it happened; a repeat in the same turn counts
+  // on it.
+  const onBlocked = (where) => {
+    const seen = blockedInTurn.get(where);
+    if (seen) {
+      seen.times += 1;
+      seen.node.textContent = sandboxBlockedText(where, seen.times);
+      seen.node.dataset.times = String(seen.times);
+      return;
+    }
+    endBubble();
+    const node = h('p', {class: 'note sandbox-blocked', dataset: {where, times: '1'}}, sandboxBlockedText(where, 1));
+    blockedInTurn.set(where, {node, times: 1});
+    appendNode(node);
   };
 
   // --- sending ---
@@ -361,6 +379,7 @@ export function conversationView(main, params, ctx) {
 
   const offs = [
     subscribe('output:' + agentId, onChunk),
+    subscribe('blocked:' + agentId, onBlocked),
     subscribe('agent:' + agentId, renderHead),
     subscribe('agents', renderHead),
     subscribe('requests', renderRequests),

@@ -9,6 +9,9 @@ export const state = {
   // The service's sandbox for auto agents without one of their own (GET /api/health
   // sandbox.default: 'off' | 'workspace'); '' while not known.
   sandboxDefault: '',
+  // agentId -> {count, last: 'host:port'}: connections the agent's sandbox refused while this
+  // page watched (sandbox_blocked; the service keeps no count, its decision log has each).
+  blocked: new Map(),
 };
 
 const listeners = new Map(); // topic -> Set(fn)
@@ -71,7 +74,7 @@ const handlers = {
     emit('agents');
     emit('agent:' + a.id, a);
   },
-  agent_deleted: ({id}) => { state.agents.delete(id); emit('agents'); },
+  agent_deleted: ({id}) => { state.agents.delete(id); state.blocked.delete(id); emit('agents'); },
   context_update: (p) => {
     const a = state.agents.get(p.agentId);
     if (!a) return;
@@ -104,8 +107,23 @@ const handlers = {
     state.tasks.set(p.taskId, {...t, running: false, result: p});
     emit('tasks');
   },
+  // The conversation shows where it happened ('blocked:' + agentId), the list a count.
+  sandbox_blocked: (p) => {
+    const where = hostPort(p.host, p.port);
+    const known = state.blocked.get(p.agentId) || {count: 0};
+    state.blocked.set(p.agentId, {count: known.count + 1, last: where});
+    emit('agents');
+    emit('blocked:' + p.agentId, where);
+  },
   error: (p) => emit('server-error', p),
 };
+
+// What a refused connection names: '127.0.0.1:43351', '[::1]:443' (an IPv6 host bracketed, as a
+// URL writes it). Repeats of one are counted by it.
+export function hostPort(host, port) {
+  const h = String(host ?? '');
+  return (h.includes(':') && !h.startsWith('[') ? `[${h}]` : h) + ':' + port;
+}
 
 // More message types, from the modules that keep their own part of the state (catalog.js).
 export function addHandlers(more) {

@@ -115,6 +115,21 @@ export function sandboxHint(a, output) {
     : '';
 }
 
+// The conversation's line for a connection the agent's allow-list sandbox refused
+// (sandbox_blocked), with ' (3 times)' when it repeated in the turn.
+export function sandboxBlockedText(where, times) {
+  return `Sandbox blocked a connection to ${where} (not on this agent's allow-list)` +
+    (times > 1 ? ` (${times} times)` : '');
+}
+
+// The list's mark for an agent whose sandbox refused connections while this page watched.
+function blockedBadge(a) {
+  const b = state.blocked.get(a.id);
+  if (!b) return null;
+  return h('span', {class: 'badge blocked', title: `Connections its sandbox refused (last: ${b.last})`},
+    `${b.count} blocked`);
+}
+
 // --- Agents -------------------------------------------------------------------------------
 
 let filterText = '';
@@ -167,6 +182,7 @@ function agentRow(a) {
         h('strong', {class: 'agent-name'}, a.name),
         statusBadge(a.status),
         isSandboxed(a) ? h('span', {class: 'badge sandbox', title: sandboxText(a)}, 'Sandboxed') : null,
+        blockedBadge(a),
         h('span', {class: 'provider'}, `${a.provider || 'claude'} · ${a.model || ''}`)),
       doing ? h('span', {class: 'doing'}, doing) : null,
       h('span', {class: 'agent-foot'}, contextMeter(a), usageLine(a))));

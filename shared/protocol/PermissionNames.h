@@ -61,6 +61,7 @@ inline constexpr Name Client{"client"};
 inline constexpr Name Rule{"rule"};
 inline constexpr Name Timeout{"timeout"};
 inline constexpr Name Stop{"stop"};
+inline constexpr Name Sandbox{"sandbox"}; // an allow-list sandbox refused a connection
 } // namespace by
 namespace remember {
 inline constexpr Name Agent{"agent"};

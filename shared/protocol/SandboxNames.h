@@ -26,6 +26,10 @@ inline constexpr Name Version{"version"};
 inline constexpr Name Reason{"reason"};
 inline constexpr Name Socat{"socat"};
 inline constexpr Name NetworkReason{"networkReason"};
+// sandbox_blocked {agentId, host, port}; its decision-log entry's tool
+inline constexpr Name Host{"host"};
+inline constexpr Name Port{"port"};
+inline constexpr Name NetworkTool{"network"};
 inline constexpr Name Default{"default"};
 } // namespace key
 

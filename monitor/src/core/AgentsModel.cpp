@@ -99,10 +99,16 @@ QVariant AgentsModel::data(const QModelIndex &index, int role) const {
         return a;
     case SandboxedRole:
         return isSandboxed(a, m_sandboxDefault);
+    case SandboxBlockedRole:
+        return m_blocked.value(a.value(k::Id).toString()).count;
     case Qt::ToolTipRole:
         if (index.column() == Name) {
-            const QString sandbox = sandboxDetails(a, m_sandboxDefault);
-            return sandbox.isEmpty() ? QVariant() : sandbox;
+            const Blocked blocked = m_blocked.value(a.value(k::Id).toString());
+            const QString tip = (QStringList{sandboxDetails(a, m_sandboxDefault),
+                                             sandboxBlockedTally(blocked.count, blocked.last)})
+                                    .join(u'\n')
+                                    .trimmed();
+            return tip.isEmpty() ? QVariant() : tip;
         }
         if (index.column() == Status && a.value(k::LastError).isString())
             return a.value(k::LastError).toString();
@@ -327,11 +333,22 @@ void AgentsModel::remove(const QString &agentId) {
     beginRemoveRows({}, row, row);
     m_rows.removeAt(row);
     m_rowById.remove(agentId);
+    m_blocked.remove(agentId);
     for (auto it = m_rowById.begin(); it != m_rowById.end(); ++it) {
         if (it.value() > row)
             --it.value();
     }
     endRemoveRows();
+}
+
+void AgentsModel::noteSandboxBlocked(const QString &agentId, const QString &where) {
+    Blocked &b = m_blocked[agentId];
+    ++b.count;
+    b.last = where;
+    const int row = rowOf(agentId);
+    if (row >= 0)
+        Q_EMIT dataChanged(index(row, Name), index(row, Name),
+                           {Qt::ToolTipRole, SandboxBlockedRole});
 }
 
 int AgentsModel::rowOf(const QString &agentId) const {

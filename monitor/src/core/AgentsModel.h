@@ -36,6 +36,7 @@ public:
         AgentJsonRole,       // the whole agent object
         SortRole,            // what the proxy sorts by (numbers for Context)
         SandboxedRole,       // bool: its effective sandbox confines its commands (the Name's badge)
+        SandboxBlockedRole,  // int: connections its sandbox refused while this monitor watched
     };
 
     explicit AgentsModel(QObject *parent = nullptr);
@@ -59,6 +60,9 @@ public:
     void applyChanges(const QString &agentId, const QJsonObject &changes); // agent_updated
     void setContext(const QString &agentId, qint64 used, qint64 limit);    // context_update
     void remove(const QString &agentId);                                   // agent_deleted
+    // sandbox_blocked: the agent's sandbox refused a connection to `where` (host:port). Counted
+    // while this monitor runs, for the Name's tooltip (SandboxText.h sandboxBlockedTally).
+    void noteSandboxBlocked(const QString &agentId, const QString &where);
 
     int rowOf(const QString &agentId) const; // -1 if unknown
     QJsonObject agent(const QString &agentId) const;
@@ -68,6 +72,11 @@ public:
 private:
     QList<QJsonObject> m_rows;
     QHash<QString, int> m_rowById;
+    struct Blocked {
+        int count = 0;
+        QString last; // host:port
+    };
+    QHash<QString, Blocked> m_blocked; // by agent id
     QString m_serviceName;
     QString m_sandboxDefault;
 };

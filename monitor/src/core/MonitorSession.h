@@ -127,6 +127,8 @@ private:
     void onFocusAgent(const QJsonValue &payload);
     void onServiceError(const QJsonValue &payload);
     void onWorktreeDiffChanged(const QJsonValue &payload);
+    // sandbox_blocked: a line in the agent's conversation and a count on its row.
+    void onSandboxBlocked(const QJsonValue &payload);
     // A turn that started (currentTask set) or ended shows in the agent's conversation.
     void followTurn(const QString &agentId, const QJsonObject &agentFields);
     void onIgnored(const QJsonValue &payload);

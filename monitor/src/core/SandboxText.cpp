@@ -99,4 +99,23 @@ QString sandboxHint(bool sandboxed, const QString &toolOutput) {
               "lists as writable).");
 }
 
+QString hostPort(const QString &host, int port) {
+    const QString h = host.contains(u':') && !host.startsWith(u'[') ? u'[' + host + u']' : host;
+    return h + u':' + QString::number(port);
+}
+
+QString sandboxBlockedLine(const QString &where, int times) {
+    const QString line =
+        tr("Sandbox blocked a connection to %1 (not on this agent's allow-list)").arg(where);
+    return times > 1 ? line + tr(" (%1 times)").arg(times) : line;
+}
+
+QString sandboxBlockedTally(int count, const QString &last) {
+    if (count <= 0)
+        return {};
+    return tr("Sandbox blocked %1 connection(s) while this monitor watched (last: %2)")
+        .arg(count)
+        .arg(last);
+}
+
 } // namespace flotilla::monitor

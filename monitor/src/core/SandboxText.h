@@ -3,8 +3,9 @@
 // (protocol/AgentSandbox.h) or, when that is null, the default for its permission mode: the
 // service's (GET /api/health `sandbox.default`) for `auto` agents, none for `ask` agents. A
 // default says so ("(default)"), so that an auto agent the service confines does not read as
-// unconfined. A short line for the agent's header, the details for tooltips, and whether its
-// commands are confined. Widgets-free (unit-tested).
+// unconfined. A short line for the agent's header, the details for tooltips, whether its
+// commands are confined, and how a connection its allow-list refused reads (sandbox_blocked).
+// Widgets-free (unit-tested).
 
 #include <QJsonObject>
 #include <QString>
@@ -27,5 +28,16 @@ bool isSandboxed(const QJsonObject &agent, const QString &serviceDefault);
 // A tool's output that a confined write produced ("Read-only file system"): the hint that says
 // why, or empty when the output is not that or the agent is not sandboxed.
 QString sandboxHint(bool sandboxed, const QString &toolOutput);
+
+// What a refused connection names: "127.0.0.1:43351", "[::1]:443" (an IPv6 host bracketed, as a
+// URL writes it). Repeats of one are counted by it.
+QString hostPort(const QString &host, int port);
+// The conversation's line for a connection the agent's allow-list sandbox refused: "Sandbox
+// blocked a connection to 127.0.0.1:43351 (not on this agent's allow-list)", and " (3 times)"
+// after it when `times` > 1.
+QString sandboxBlockedLine(const QString &where, int times);
+// For the agent's tooltip: "Sandbox blocked 3 connection(s) while this monitor watched (last:
+// 127.0.0.1:43351)" (the service keeps no count; the decision log has each); empty for none.
+QString sandboxBlockedTally(int count, const QString &last);
 
 } // namespace flotilla::monitor

@@ -3,10 +3,12 @@
 
 #include "core/MonitorLog.h"
 #include "core/MonitorSession.h"
+#include "core/SandboxText.h"
 #include "protocol/BossNames.h"
 #include "protocol/ExecNames.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/PermissionNames.h"
+#include "protocol/SandboxNames.h"
 #include "protocol/WireNames.h"
 #include "protocol/WorktreeNames.h"
 
@@ -46,6 +48,8 @@ const QHash<QString, MonitorSession::Handler> &MonitorSession::handlers() {
         {QString(bs::msg::DelegationHistory), &MonitorSession::onDelegationHistory},
         {QString(org::msg::FocusAgent), &MonitorSession::onFocusAgent},
         {QString(m::Error), &MonitorSession::onServiceError},
+        {QString(::flotilla::wire::sandbox::msg::SandboxBlocked),
+         &MonitorSession::onSandboxBlocked},
         {QString(::flotilla::wire::worktree::msg::WorktreeDiffChanged),
          &MonitorSession::onWorktreeDiffChanged},
         // Known, and nothing to show for them in the monitor (yet): agent changes they imply
@@ -259,6 +263,21 @@ void MonitorSession::onFocusAgent(const QJsonValue &payload) {
 void MonitorSession::onServiceError(const QJsonValue &payload) {
     const QJsonObject o = payload.toObject();
     Q_EMIT actionFailed(tr("service"), o.value(k::Message).toString());
+}
+
+void MonitorSession::onSandboxBlocked(const QJsonValue &payload) {
+    const QJsonObject o = payload.toObject();
+    const QString agentId = o.value(k::AgentId).toString();
+    const QString host = o.value(wire::sandbox::key::Host).toString();
+    if (agentId.isEmpty() || host.isEmpty())
+        return;
+    const QString where = hostPort(host, o.value(wire::sandbox::key::Port).toInt());
+    m_agents.noteSandboxBlocked(agentId, where);
+    // Where the agent was when it happened: after the tool call that tried. A command that
+    // retries gets one line that counts. No timestamp: the event has none on the service's
+    // clock, and history paging stops at the oldest timestamped entry.
+    conversation(agentId).appendRepeatedNotice(
+        where, [&where](int times) { return sandboxBlockedLine(where, times); });
 }
 
 void MonitorSession::onIgnored(const QJsonValue &) {

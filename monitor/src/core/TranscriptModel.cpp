@@ -64,7 +64,7 @@ QVariant TranscriptModel::data(const QModelIndex &index, int role) const {
 qint64 TranscriptModel::cost(const TranscriptEntry &e) {
     // Characters are two bytes; the fixed part stands for the entry's own fields and the deque.
     qint64 bytes = 96 + 2 * qint64(e.text.size() + e.toolName.size() + e.toolOutput.size() +
-                                   e.toolUseId.size());
+                                   e.toolUseId.size() + e.noticeKey.size());
     if (!e.toolInput.isEmpty())
         bytes += QJsonDocument(e.toolInput).toJson(QJsonDocument::Compact).size();
     return bytes;
@@ -207,6 +207,28 @@ void TranscriptModel::turnEnded() {
 void TranscriptModel::appendNotice(const QString &text, qint64 timestamp) {
     closeOpenReply();
     append(TranscriptEntry::make(Kind::Notice, text, timestamp));
+}
+
+void TranscriptModel::appendRepeatedNotice(const QString &key,
+                                           const std::function<QString(int)> &text,
+                                           qint64 timestamp) {
+    for (int row = int(m_entries.size()) - 1; row >= 0; --row) {
+        TranscriptEntry &e = m_entries[size_t(row)];
+        if (e.kind == Kind::User && !e.pending)
+            break; // a turn's message: what is above it happened in an earlier turn
+        if (e.kind != Kind::Notice || e.noticeKey != key)
+            continue;
+        const QString updated = text(++e.repeats);
+        m_bytes += 2 * qint64(updated.size() - e.text.size());
+        e.text = updated;
+        changed(row, {Qt::DisplayRole});
+        return;
+    }
+    closeOpenReply();
+    TranscriptEntry e = TranscriptEntry::make(Kind::Notice, text(1), timestamp);
+    e.noticeKey = key;
+    e.repeats = 1;
+    append(std::move(e));
 }
 
 void TranscriptModel::setPending(quint64 id, bool pending) {

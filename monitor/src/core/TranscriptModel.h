@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <deque>
+#include <functional>
 
 namespace flotilla::monitor {
 
@@ -20,6 +21,8 @@ struct TranscriptEntry {
     QJsonObject toolInput;  // Tool, when the call is known (hasInput)
     QString toolOutput;     // Tool, once the result arrived (hasResult)
     QString toolUseId;      // Tool from history: pairs a result with its call across pages
+    QString noticeKey;      // Notice that counts its repeats in a turn (appendRepeatedNotice)
+    int repeats = 0;        // Notice with a noticeKey: how often it happened
     qint64 timestamp = 0;   // epoch ms; 0 when unknown
     quint64 id = 0;         // given by the model, stable while the entry lives (rows shift)
     bool streaming = false; // Assistant: deltas still arriving
@@ -74,6 +77,11 @@ public:
     void turnStarted(const QString &task, qint64 timestamp);
     void turnEnded(); // the agent went idle/stopped/error: nothing stays open
     void appendNotice(const QString &text, qint64 timestamp = 0);
+    // A notice that may repeat (a connection the sandbox refused, named by `key`): a repeat in the
+    // same turn (no message started one since) counts on the line it made instead of adding one.
+    // `text(times)` is the line's text after `times` occurrences.
+    void appendRepeatedNotice(const QString &key, const std::function<QString(int times)> &text,
+                              qint64 timestamp = 0);
     void setPending(quint64 id, bool pending); // a refused send is not queued
     // Older entries (a history page, oldest first) go on top, as many as the bounds leave room
     // for (the newest of them): older never pushes out newer. A result at the top whose call is

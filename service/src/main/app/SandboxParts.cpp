@@ -9,6 +9,7 @@
 #include "base/Sandbox.h"
 #include "domain/AgentRegistry.h"
 #include "permissions/RuleStore.h"
+#include "protocol/PermissionNames.h"
 #include "protocol/SandboxNames.h"
 #include "protocol/WireNames.h"
 #include "sandbox/EgressProxy.h"
@@ -78,9 +79,8 @@ void ServiceApp::wireSandboxEvents() {
     connect(m_egress.get(), &EgressProxy::blocked, this,
             [this](const QString &agentId, const QString &host, int port) {
                 namespace sbk = wire::sandbox::key;
-                const QJsonObject payload{{wire::key::AgentId, agentId},
-                                          {QStringLiteral("host"), host},
-                                          {QStringLiteral("port"), port}};
+                const QJsonObject payload{
+                    {wire::key::AgentId, agentId}, {sbk::Host, host}, {sbk::Port, port}};
                 m_hub->broadcast(wire::sandbox::msg::SandboxBlocked, payload,
                                  EventHub::Delivery::Always);
                 PermissionDecision d;
