@@ -247,7 +247,7 @@ private Q_SLOTS:
     void repeatedNoticeCountsWithinATurn() {
         TranscriptModel m;
         const auto line = [](const QString &key) {
-            return [key](int times) { return key + QStringLiteral(" x%1").arg(times); };
+            return [key](int times) -> QString { return key + QStringLiteral(" x%1").arg(times); };
         };
         const QString a = QStringLiteral("127.0.0.1:9");
         const QString b = QStringLiteral("[::1]:443");
