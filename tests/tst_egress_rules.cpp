@@ -121,6 +121,10 @@ void TestEgressRules::parsesRequests_data() {
     bad("extra space", "GET  http://a.test/ HTTP/1.1\r\n\r\n");
     bad("lowercase method", "get http://a.test/ HTTP/1.1\r\n\r\n");
     bad("garbage", "\x16\x03\x01\x02\x00\r\n\r\n");
+    // A bare LF would smuggle a dropped header inside another line (found by the fuzzer).
+    bad("bare LF smuggles Proxy-Connection", "GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nX: "
+                                             "y\nProxy-Connection: keep-alive\r\n\r\n");
+    bad("bare CR", "GET http://a.test/ HTTP/1.1\r\nX: a\rb\r\n\r\n");
 }
 
 void TestEgressRules::parsesRequests() {

@@ -149,6 +149,15 @@ EgressRule parseEgressRule(const QString &text) {
 
 EgressRequest parseEgressRequest(const QByteArray &head) {
     EgressRequest request;
+    // Every line ends in CRLF, and nothing else in the head is a CR, an LF or a NUL: a bare LF
+    // would let a header the proxy drops (Proxy-Authorization) through inside another line, to
+    // an upstream that splits on LF (found by fuzz_egress_request).
+    for (qsizetype i = 0; i < head.size(); ++i) {
+        const char ch = head[i];
+        if (ch == '\0' || (ch == '\r' && (i + 1 >= head.size() || head[i + 1] != '\n')) ||
+            (ch == '\n' && (i == 0 || head[i - 1] != '\r')))
+            return request;
+    }
     const qsizetype lineEnd = head.indexOf("\r\n");
     if (lineEnd <= 0)
         return request;
