@@ -6,6 +6,7 @@
 // the refusals: no bubblewrap -> 503 sandbox_unavailable naming the fix, bad paths -> 422.
 // The launcher itself (argv, signals, exit codes, an unprivileged user) is tst_process_launcher.
 
+#include "support/SandboxFixtures.h"
 #include "support/WorktreeFixture.h"
 
 #include "support/ServiceProcess.h"
@@ -24,21 +25,6 @@ using namespace flotilla::test;
 namespace {
 
 const QJsonObject kWorkspace{{QStringLiteral("mode"), QStringLiteral("workspace")}};
-
-QJsonObject sandboxed(const QJsonObject &sandbox = kWorkspace) {
-    return {{QStringLiteral("permissionMode"), QStringLiteral("auto")},
-            {QStringLiteral("sandbox"), sandbox}};
-}
-
-// The tool output of the agent's last command (Bash / commandExecution).
-QString lastToolOutput(const AgentRig &rig, const QString &agentId = {}) {
-    QString out;
-    for (const QJsonObject &c : rig.chunks(agentId)) {
-        if (c.contains(QStringLiteral("toolOutput")))
-            out = c.value(QStringLiteral("toolOutput")).toString();
-    }
-    return out;
-}
 
 bool usableHere() {
     return !QStandardPaths::findExecutable(QStringLiteral("bwrap")).isEmpty();

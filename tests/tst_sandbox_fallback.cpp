@@ -75,8 +75,9 @@ class TestSandboxFallback final : public QObject {
             return http.post(url(QStringLiteral("/api/agents")), body);
         }
         // Sends one message whose turn runs `command`; waits for the turn's end.
+        QString lastCall; // the id the command's result carries back to the model
         QJsonObject runCommand(const QString &id, const QString &command) {
-            model->queueCommand(command);
+            lastCall = model->queueCommand(command);
             model->queueText(QStringLiteral("Done."));
             if (http.post(url(QStringLiteral("/api/agents/%1/message").arg(id)),
                           QJsonObject{{QStringLiteral("message"), QStringLiteral("go")}})
@@ -136,6 +137,8 @@ private Q_SLOTS:
             f.runCommand(str(plain.object(), "id"), QStringLiteral("touch plain.txt"));
         QVERIFY2(str(after, "lastError").contains(QStringLiteral("allowUnconfined")),
                  qPrintable(str(after, "lastError")));
+        // The command ran (its result went back to the model) and failed: Codex's sandbox.
+        QVERIFY(f.model->hasCommandResult(f.model->requestCount() - 1, f.lastCall));
         QVERIFY(!QFileInfo::exists(f.project + QStringLiteral("/plain.txt")));
 
         const HttpResponse consenting =

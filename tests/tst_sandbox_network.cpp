@@ -6,6 +6,7 @@
 
 #include "support/AgentRig.h"
 #include "support/BossFixtures.h"
+#include "support/SandboxFixtures.h"
 
 #include <QStandardPaths>
 #include <QTcpServer>
@@ -18,20 +19,6 @@ using namespace flotilla;
 using namespace flotilla::test;
 
 namespace {
-
-QJsonObject sandboxed(const QJsonObject &sandbox) {
-    return {{QStringLiteral("permissionMode"), QStringLiteral("auto")},
-            {QStringLiteral("sandbox"), sandbox}};
-}
-
-QString lastToolOutput(const AgentRig &rig, const QString &agentId) {
-    QString out;
-    for (const QJsonObject &c : rig.chunks(agentId)) {
-        if (c.contains(QStringLiteral("toolOutput")))
-            out = c.value(QStringLiteral("toolOutput")).toString();
-    }
-    return out;
-}
 
 // A loopback HTTP server that answers every request "upstream-ok" and counts connections.
 class Upstream final {

@@ -1,5 +1,6 @@
 #include "boss/BossTeam.h"
 
+#include "base/Sandbox.h"
 #include "boss/BossLogging.h"
 #include "domain/AgentRegistry.h"
 #include "domain/AgentValidation.h"
@@ -273,7 +274,7 @@ Status BossTeam::confineMember(const Agent &boss, QJsonObject &fields) const {
     QStringList roots = box.writable;
     roots << QFileInfo(boss.worktree.isSet() ? boss.worktree.path : boss.cwd).canonicalFilePath();
     for (const QString &root : std::as_const(roots)) {
-        if (!root.isEmpty() && (cwd == root || cwd.startsWith(root + QLatin1Char('/'))))
+        if (isPathWithin(cwd, root))
             return std::nullopt;
     }
     return Error::forbidden(c::Forbidden,

@@ -17,10 +17,6 @@ namespace sbc = wire::sandbox::code;
 
 namespace {
 
-bool isWithin(const QString &path, const QString &root) {
-    return !root.isEmpty() && (path == root || path.startsWith(root + QLatin1Char('/')));
-}
-
 QString canonicalOrClean(const QString &path) {
     const QFileInfo info(path);
     const QString canonical = info.canonicalFilePath();
@@ -107,13 +103,13 @@ Status SandboxPolicy::check(const Agent &agent) const {
                 sbc::InvalidSandbox,
                 QStringLiteral("sandbox.writable path does not exist: %1").arg(raw.left(200)));
         const QString path = canonicalOrClean(raw);
-        if (!m_paths.home.isEmpty() && isWithin(m_paths.home, path))
+        if (!m_paths.home.isEmpty() && isPathWithin(m_paths.home, path))
             return Error::invalid(sbc::InvalidSandbox,
                                   QStringLiteral("sandbox.writable may not be the home directory "
                                                  "or hold it: %1")
                                       .arg(raw.left(200)));
         for (const QString &root : kept) {
-            if (isWithin(path, root) || isWithin(root, path))
+            if (isPathWithin(path, root) || isPathWithin(root, path))
                 return Error::invalid(
                     sbc::InvalidSandbox,
                     QStringLiteral("sandbox.writable %1 overlaps %2, which belongs to flotillad")
@@ -148,7 +144,7 @@ SandboxSpec SandboxPolicy::specFor(const Agent &agent, SandboxUse use, const QSt
 
     // A home under /tmp (tests, throwaway accounts) would vanish under the private /tmp: keep it,
     // read-only like the rest of the file system.
-    if (!m_paths.home.isEmpty() && isWithin(m_paths.home, QStringLiteral("/tmp")))
+    if (!m_paths.home.isEmpty() && isPathWithin(m_paths.home, QStringLiteral("/tmp")))
         spec.readOnly << m_paths.home;
     for (const QString &p : readOnly) {
         if (!p.isEmpty())

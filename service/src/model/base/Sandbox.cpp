@@ -42,13 +42,6 @@ int depthOf(const QString &path) {
     return int(path.split(QLatin1Char('/'), Qt::SkipEmptyParts).size());
 }
 
-// `path` is `dir` or below it. Both absolute and clean.
-bool isInside(const QString &path, const QString &dir) {
-    if (dir == QLatin1String("/"))
-        return path.startsWith(QLatin1Char('/'));
-    return path == dir || path.startsWith(dir + QLatin1Char('/'));
-}
-
 struct Run {
     int exitCode = -1;
     QByteArray out;
@@ -147,11 +140,11 @@ Status validate(const ProcessSpec &spec) {
         if (hidden.isEmpty() || QFileInfo(hidden).isRelative())
             return invalidSandbox(
                 QStringLiteral("the sandbox's hidden path %1 is not absolute").arg(hidden));
-        if (!isInside(spec.cwd, hidden))
+        if (!isPathWithin(spec.cwd, hidden))
             continue;
         // Hidden, unless bound back by a path inside the hidden one (mounted after it).
         const auto boundBack = [&](const QString &bound) {
-            return isInside(bound, hidden) && isInside(spec.cwd, bound);
+            return isPathWithin(bound, hidden) && isPathWithin(spec.cwd, bound);
         };
         if (std::none_of(s.writable.begin(), s.writable.end(), boundBack) &&
             std::none_of(s.readOnly.begin(), s.readOnly.end(), boundBack))
@@ -216,6 +209,14 @@ QStringList isolatedNetworkArguments(const SandboxNetwork &net, const QString &s
 }
 
 } // namespace
+
+bool isPathWithin(const QString &path, const QString &dir) {
+    if (dir.isEmpty())
+        return false;
+    if (dir == QLatin1String("/"))
+        return path.startsWith(QLatin1Char('/'));
+    return path == dir || path.startsWith(dir + QLatin1Char('/'));
+}
 
 QJsonObject SandboxSupport::toJson() const {
     return QJsonObject{

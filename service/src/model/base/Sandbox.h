@@ -91,6 +91,10 @@ struct SandboxSupport {
     QJsonObject toJson() const;
 };
 
+// `path` is `dir` or below it (both absolute and clean; an empty `dir` holds nothing): what a
+// sandbox's binds and the policy's checks ask of paths.
+bool isPathWithin(const QString &path, const QString &dir);
+
 // `bwrapProgram`: a name looked up in PATH or an absolute path. Runs `bwrap --version` and then
 // the very base every sandbox uses around /bin/true (and again with --unshare-net), each at most
 // `timeoutMs`. Blocking: call once, at start.
