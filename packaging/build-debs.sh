@@ -90,6 +90,8 @@ dpkg-deb --contents "$service_deb"
 expect_dep "$service_deb" Depends 'libqt6core6'
 expect_dep "$service_deb" Depends 'libqt6httpserver6'
 expect_dep "$service_deb" Depends 'libqt6sql6-sqlite'
+expect_dep "$service_deb" Recommends 'bubblewrap'
+expect_dep "$service_deb" Recommends 'socat'
 expect_paths "$service_deb" /usr/bin/flotillad /usr/lib/systemd/user/flotillad.service \
   /usr/share/man/man1/flotillad.1.gz /usr/share/doc/flotilla/copyright \
   /usr/share/doc/flotilla/changelog.Debian.gz /usr/share/doc/flotilla/examples/flotillad.env \

@@ -6,8 +6,9 @@
 #   as the unit runs it -> the token file is made (0600, 0700 directory), GET /api/health, the
 #   token enforced (401 without, 200 with `cat` of the file) -> SIGTERM, exit 0 -> a
 #   group-readable token file is refused (exit 2) -> the same under the packaged unit with
-#   systemctl --user start (token file made inside the sandbox; AUTH_TOKEN in flotillad.env
-#   overrides it) -> apt-get remove --purge -> no file of ours is left.
+#   systemctl --user start (token file made inside the sandbox; an agent's bubblewrap sandbox
+#   works under the unit's hardening: an exec task cannot write /etc; AUTH_TOKEN in flotillad.env
+#   overrides the token file) -> apt-get remove --purge -> no file of ours is left.
 #
 #   packaging/test-install.sh [DEB_DIR]     default DEB_DIR: build-debs/packaging/debs (made
 #                                           with packaging/build-debs.sh when it has no .debs)
@@ -223,6 +224,10 @@ code="$(agents_status "$port" "")"
 code="$(agents_status "$port" "$token")"
 [ "$code" = 200 ] || die "GET /api/agents with the token of $token_file -> $code, expected 200"
 log "GET /api/agents: 401 without the token, 200 with the token of the file"
+# In a chroot the kernel refuses user namespaces, so the sandbox probe should say why (logged only:
+# the unit phase below checks a working sandbox).
+log "sandbox in the chroot: $(curl -fsS -H "X-Auth-Token: $token" "http://127.0.0.1:$port/api/health" |
+  sed -n 's/.*\("sandbox":{[^}]*}\).*/\1/p')"
 [ -d "$root$home/.local/share/flotilla" ] || die "no data directory in $home/.local/share/flotilla"
 log "data directory: $(cd "$root$home/.local/share/flotilla" && ls | tr '\n' ' ')"
 
@@ -317,6 +322,7 @@ unit_phase() {
   log "unit: GET /api/agents: 401 without the token, 200 with the token of the file"
   # Inside the sandbox: the file system is read-only but for the home, /tmp is private.
   log "unit: NoNewPrivs=$(awk '/NoNewPrivs/ {print $2}' "/proc/$upid/status") Seccomp=$(awk '/^Seccomp:/ {print $2}' "/proc/$upid/status")"
+  unit_sandbox "$file_token" || return 0
   unit_stop || return 0
 
   # 2. AUTH_TOKEN in ~/.config/flotilla/flotillad.env (read by the unit, as documented) overrides
@@ -359,6 +365,40 @@ unit_start() {
   log "unit: flotillad pid $upid on port $uport, GET /api/health -> $h"
   grep -q '"authRequired":true' <<<"$h" ||
     { unit_result="FAIL: flotillad runs without a token under the unit"; return 1; }
+}
+# Agents' sandboxes under the unit's hardening (issue 25): bubblewrap, recommended by the package,
+# must work inside the unit (user namespaces, @mount, a writable /proc). The probe says so in
+# GET /api/health, and an exec task of a `workspace` agent is confined: a write to /etc fails with a
+# read-only file system, one in the project lands on the host, the token file reads empty.
+unit_sandbox() { # token
+  local h body agent out
+  in_root dpkg-query -W -f='${Package} ${Version}\n' bubblewrap socat ||
+    { unit_result="FAIL: bubblewrap and socat (Recommends of flotilla) were not installed"; return 1; }
+  h="$(curl -fsS -H "X-Auth-Token: $1" "http://127.0.0.1:$uport/api/health")"
+  log "unit: GET /api/health (with the token) -> $h"
+  grep -q '"sandbox":{[^}]*"available":true' <<<"$h" ||
+    { unit_result="FAIL: under the unit, no sandbox can start: $h"; return 1; }
+  in_root runuser -u flotest -- mkdir -p "$home/project"
+  rm -f "$root/etc/flotilla-escape"
+  body="{\"name\":\"boxed\",\"cwd\":\"$home/project\",\"sandbox\":{\"mode\":\"workspace\"}}"
+  agent="$(curl -sS -H "X-Auth-Token: $1" -H 'Content-Type: application/json' -d "$body" \
+    "http://127.0.0.1:$uport/api/agents")"
+  local id
+  id="$(sed -n 's/.*"id":"\([0-9a-f-]*\)".*/\1/p' <<<"$agent" | head -n1)"
+  [ -n "$id" ] || { unit_result="FAIL: under the unit, creating a sandboxed agent: $agent"; return 1; }
+  body="{\"agentId\":\"$id\",\"command\":\"touch /etc/flotilla-escape; touch inside && echo wrote-inside; cat ~/.config/flotilla/token | wc -c\"}"
+  out="$(curl -sS -H "X-Auth-Token: $1" -H 'Content-Type: application/json' -d "$body" \
+    "http://127.0.0.1:$uport/api/exec")"
+  log "unit: exec in the sandboxed agent -> $out"
+  grep -q 'Read-only file system' <<<"$out" ||
+    { unit_result="FAIL: under the unit, a sandboxed write to /etc did not fail read-only"; return 1; }
+  [ ! -e "$root/etc/flotilla-escape" ] ||
+    { unit_result="FAIL: under the unit, a sandboxed exec wrote /etc/flotilla-escape"; return 1; }
+  grep -q 'wrote-inside' <<<"$out" && [ -f "$root$home/project/inside" ] ||
+    { unit_result="FAIL: under the unit, a sandboxed exec could not write its project"; return 1; }
+  grep -q 'wrote-inside\\n0\\n' <<<"$out" ||
+    { unit_result="FAIL: under the unit, the token file can be read in the sandbox"; return 1; }
+  log "unit: sandboxed exec: /etc read-only, the project writable, the token file reads empty"
 }
 unit_expect_agents() { # token expected-status what
   local code
