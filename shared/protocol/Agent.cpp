@@ -1,5 +1,6 @@
 #include "protocol/Agent.h"
 
+#include "protocol/HostNames.h"
 #include "protocol/SandboxNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/UsageNames.h"
@@ -50,6 +51,7 @@ QJsonObject Agent::toJson() const {
         {k::LastError, nullable(lastError)},
         {wire::worktree::key::Worktree, worktree.toJson()},
         {wire::sandbox::key::Sandbox, sandbox.toJson()},
+        {wire::host::key::Host, host.isEmpty() ? QString(wire::host::Local) : host},
         {uk::IdleTimeoutSeconds,
          idleTimeoutSeconds < 0 ? QJsonValue() : QJsonValue(idleTimeoutSeconds)},
         {uk::Usage, usage.toJson()},
@@ -108,6 +110,9 @@ bool Agent::fromJson(const QJsonObject &json, Agent *out) {
     a.lastError = json.value(k::LastError).toString();
     a.worktree = AgentWorktree::fromJson(json.value(wire::worktree::key::Worktree));
     a.sandbox = AgentSandbox::fromJson(json.value(wire::sandbox::key::Sandbox));
+    a.host = json.value(wire::host::key::Host).toString();
+    if (a.host == wire::host::Local)
+        a.host.clear();
     const QJsonValue idle = json.value(uk::IdleTimeoutSeconds);
     a.idleTimeoutSeconds = idle.isDouble() ? qMax(0, idle.toInt()) : -1;
     a.usage = UsageTotals::fromJson(json.value(uk::Usage).toObject());

@@ -40,6 +40,8 @@ struct Agent {
     QString permissionMode{QStringLiteral("ask")}; // "ask" or "auto" (PermissionNames.h)
     AgentWorktree worktree;                        // the agent's own git worktree; unset: JSON null
     AgentSandbox sandbox; // what confines its processes; unset: JSON null (the service's default)
+    // The machine its processes run on (docs/api.md "Hosts"): a host's name; empty means "local".
+    QString host;
     // Seconds without work after which the agent's CLI process is ended (its session kept);
     // -1 means JSON null: the service's --idle-timeout; 0: never.
     int idleTimeoutSeconds = -1;

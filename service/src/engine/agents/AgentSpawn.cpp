@@ -15,11 +15,39 @@
 #include "sandbox/SandboxPolicy.h"
 #include "security/AgentTokens.h"
 
+#include <QUuid>
+
 namespace flotilla {
 
 namespace {
 // Crash restarts counted over this window (RuntimeConfig::maxRestartsPerMinute).
 constexpr qint64 kRestartWindowMs = 60'000;
+
+// What an agent's process on another host gets of its environment here: what the service added
+// or changed (FLOTILLA_*, the provider's, the options'), never what belongs to this machine and
+// account (HOME, PATH, the session), which that host has of its own.
+QStringList environmentToSend(const QProcessEnvironment &environment) {
+    static const QStringList local{QStringLiteral("HOME"),
+                                   QStringLiteral("PATH"),
+                                   QStringLiteral("USER"),
+                                   QStringLiteral("LOGNAME"),
+                                   QStringLiteral("SHELL"),
+                                   QStringLiteral("TMPDIR"),
+                                   QStringLiteral("PWD"),
+                                   QStringLiteral("OLDPWD"),
+                                   QStringLiteral("SSH_AUTH_SOCK"),
+                                   QStringLiteral("DISPLAY"),
+                                   QStringLiteral("WAYLAND_DISPLAY")};
+    const QProcessEnvironment system = QProcessEnvironment::systemEnvironment();
+    QStringList out;
+    for (const QString &name : environment.keys()) {
+        if (local.contains(name) || name.startsWith(QLatin1String("XDG_")))
+            continue;
+        if (!system.contains(name) || system.value(name) != environment.value(name))
+            out << name;
+    }
+    return out;
+}
 } // namespace
 
 bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &update) {
@@ -59,7 +87,19 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     request.allowedTools = shape.allowedTools;
     request.disallowedTools = shape.disallowedTools;
     request.askPermission = agent->permissionMode != QLatin1String("auto");
-    if (!provider->canResume(agent->cwd, agent->sessionId)) {
+    // Its host: here, or another machine over flotillad's ssh connection (docs/api.md "Hosts").
+    auto remote = m_sandbox.remoteFor(*agent, QUuid::createUuid().toString(QUuid::WithoutBraces),
+                                      agent->provider);
+    if (!remote) {
+        failTurn(agentId, remote.error().message);
+        s.queue.clear();
+        return false;
+    }
+    // A skills directory is not shipped to another host yet (docs/api.md "Hosts").
+    if (remote->isRemote())
+        request.skillsDir.clear();
+    // The session files of a remote agent are that host's: the CLI itself says if one is gone.
+    if (!remote->isRemote() && !provider->canResume(agent->cwd, agent->sessionId)) {
         // The CLI was killed before it wrote the session (or someone removed it): resuming
         // would fail the turn ("No conversation found"). Start afresh and say so.
         qCWarning(lcAgents).noquote() << "agent" << agentId << "session" << agent->sessionId
@@ -76,11 +116,14 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     request.environment = m_config.environment;
     request.environment.insert(QStringLiteral("FLOTILLA_AGENT_ID"),
                                agentId); // for report-task and hooks
+    // There, flotillad is the host link's remote forward.
+    if (remote->isRemote())
+        request.environment.insert(QStringLiteral("FLOTILLA_URL"), remote->callbackUrl);
     // Its own credential, new for this process: it can act only as this agent. It goes to the
     // process as a file, never as argv or environment text (AgentTokens.h). The same token
     // opens the service's MCP server (protocol/McpNames.h) to the CLI.
     m_tokens.revoke(s.token);
-    const QString agentUrl = m_config.environment.value(QStringLiteral("FLOTILLA_URL"));
+    const QString agentUrl = request.environment.value(QStringLiteral("FLOTILLA_URL"));
     const QString mcpUrl = agentUrl.isEmpty() ? QString() : agentUrl + QString(wire::mcp::Path);
     const AgentTokens::Issued issued = m_tokens.issue(agentId, mcpUrl);
     if (!issued.error.isEmpty()) {
@@ -109,8 +152,19 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     const SandboxSpec spec = m_sandbox.specFor(
         *agent, SandboxUse::Cli, launch.stateDirs,
         {issued.headerFile, issued.mcpConfigFile, shape.skillsDir, shape.instructionsFile});
-    auto plan = m_sandbox.launcher().plan(
-        ProcessSpec{launch.program, launch.arguments, launch.cwd, launch.environment, spec});
+    ProcessSpec processSpec{
+        launch.program, launch.arguments, launch.cwd, launch.environment, spec, {}};
+    if (remote->isRemote()) {
+        processSpec.program = remote->cliProgram;
+        processSpec.remote = *remote;
+        processSpec.remote.files = {issued.headerFile, issued.mcpConfigFile,
+                                    shape.instructionsFile};
+        processSpec.remote.sendEnvironment = environmentToSend(launch.environment);
+        launch.program = processSpec.program; // what the logs and messages name
+        qCInfo(lcAgents).noquote() << "agent" << agentId << "runs on host" << agent->host << "("
+                                   << remote->destination << ")";
+    }
+    auto plan = m_sandbox.launcher().plan(processSpec);
     if (!plan) {
         m_tokens.revoke(s.token);
         s.token.clear();

@@ -50,6 +50,10 @@ void LineProcess::start(const LaunchPlan &plan) {
         Q_EMIT finished(exit.exitCode.value_or(-1), exit.signal.value_or(0), m_stopRequested);
     });
     m_process->start(QIODevice::ReadWrite);
+    // On another host: the environment and files the wrapper reads before the CLI starts
+    // (base/RemoteLaunch.h); the CLI's own lines follow.
+    if (!plan.stdinPreamble.isEmpty())
+        m_process->write(plan.stdinPreamble);
 }
 
 bool LineProcess::isRunning() const {

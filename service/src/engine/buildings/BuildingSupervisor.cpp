@@ -220,7 +220,7 @@ Result<BuildingLaunch> BuildingSupervisor::prepare(const BuildingConfig &b) cons
         sandbox = m_sandbox.specFor(*agent, SandboxUse::Command);
     }
     auto plan = m_sandbox.launcher().plan(
-        ProcessSpec{launch.program, launch.arguments, launch.cwd, launch.environment, sandbox});
+        ProcessSpec{launch.program, launch.arguments, launch.cwd, launch.environment, sandbox, {}});
     if (!plan)
         return plan.error();
     launch.plan = std::move(plan).value();

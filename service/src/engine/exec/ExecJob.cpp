@@ -75,11 +75,15 @@ void ExecJob::start(const ExecSpec &spec, const ProcessLauncher &launcher) {
     env.remove(QStringLiteral("AUTH_TOKEN"));
     env.remove(QStringLiteral("FLOTILLA_TOKEN"));
     env.insert(QString::fromLatin1(kCommandVariable), spec.command);
-    auto plan = launcher.plan(ProcessSpec{m_config.shell,
-                                          {QStringLiteral("-c"), QString::fromLatin1(kWrapper)},
-                                          spec.cwd,
-                                          env,
-                                          spec.sandbox});
+    ProcessSpec process{m_config.shell, {QStringLiteral("-c"), QString::fromLatin1(kWrapper)},
+                        spec.cwd,       env,
+                        spec.sandbox,   spec.remote};
+    if (spec.remote.isRemote()) {
+        // That host's bash; the command travels in the stdin preamble, never on a command line.
+        process.program = QStringLiteral("bash");
+        process.remote.sendEnvironment = {QString::fromLatin1(kCommandVariable)};
+    }
+    auto plan = launcher.plan(process);
     if (!plan) {
         m_planError = plan.error().message;
         m_clock.start();
@@ -90,8 +94,10 @@ void ExecJob::start(const ExecSpec &spec, const ProcessLauncher &launcher) {
     // Own group (a kill reaches the shell's children too), no orphan if flotillad dies, the
     // user's umask; perhaps inside the agent's sandbox.
     applyLaunchPlan(*m_process, *plan);
-    // Nobody types into an exec task: a command reading stdin gets EOF instead of hanging.
-    m_process->setStandardInputFile(QProcess::nullDevice());
+    // Nobody types into an exec task: a command reading stdin gets EOF instead of hanging. On
+    // another host the stdin carries the wrapper's preamble first (base/RemoteLaunch.h), then ends.
+    if (!plan->remote)
+        m_process->setStandardInputFile(QProcess::nullDevice());
     connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { read(false); });
     connect(m_process, &QProcess::readyReadStandardError, this, [this] { read(true); });
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
@@ -104,7 +110,11 @@ void ExecJob::start(const ExecSpec &spec, const ProcessLauncher &launcher) {
         onFinished(exit.exitCode, exit.signal);
     });
     m_clock.start();
-    m_process->start(QIODevice::ReadOnly);
+    m_process->start(plan->remote ? QIODevice::ReadWrite : QIODevice::ReadOnly);
+    if (plan->remote) {
+        m_process->write(plan->stdinPreamble);
+        m_process->closeWriteChannel();
+    }
     // On Unix start() returns once exec succeeded or failed, so the group exists by now.
     if (m_process->state() != QProcess::NotRunning)
         m_pgid = m_process->processId();

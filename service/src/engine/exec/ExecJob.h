@@ -36,6 +36,7 @@ struct ExecSpec {
     int timeoutMs = 0;            // 0: no time limit
     QList<QByteArray> maskValues; // masked as "***" in everything the job emits
     SandboxSpec sandbox;          // the agent's (sandbox/SandboxPolicy.h); off: none
+    RemoteSpec remote;            // the agent's host when it is another machine; unset: here
 };
 
 struct ExecOutcome {

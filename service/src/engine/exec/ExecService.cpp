@@ -74,14 +74,30 @@ Result<QString> ExecService::resolveCwd(const QString &requested, const QString 
     return info.canonicalFilePath();
 }
 
+namespace {
+Result<QString> remoteCwd(const QString &path) {
+    if (!QDir::isAbsolutePath(path))
+        return Error::invalid(
+            wire::code::InvalidValue,
+            QStringLiteral("field 'cwd' must be an absolute path, got '%1'").arg(path.left(200)));
+    return QDir::cleanPath(path);
+}
+} // namespace
+
 Result<ExecTaskInfo> ExecService::start(const ExecRequest &request, Completion done) {
     const Agent *agent = m_agents.find(request.agentId);
     if (!agent)
         return Error::notFound(c::NotFound,
                                QStringLiteral("no agent with id '%1'").arg(request.agentId));
-    const auto cwd = resolveCwd(request.cwd, agent->cwd);
+    // On another host the directory is that machine's: only its form is checked here.
+    const auto cwd = agent->host.isEmpty()
+                         ? resolveCwd(request.cwd, agent->cwd)
+                         : remoteCwd(request.cwd.isEmpty() ? agent->cwd : request.cwd);
     if (!cwd)
         return cwd.error();
+    auto remote = m_sandbox.remoteFor(*agent, QUuid::createUuid().toString(QUuid::WithoutBraces));
+    if (!remote)
+        return remote.error();
     // A sandboxed agent's commands run in its sandbox, or not at all.
     if (Status e = m_sandbox.check(*agent))
         return *e;
@@ -154,6 +170,7 @@ Result<ExecTaskInfo> ExecService::start(const ExecRequest &request, Completion d
     spec.timeoutMs = request.timeoutMs;
     spec.maskValues = std::move(values);
     spec.sandbox = m_sandbox.specFor(*agent, SandboxUse::Command);
+    spec.remote = *remote;
     task->job->start(spec, m_sandbox.launcher());
     return info;
 }

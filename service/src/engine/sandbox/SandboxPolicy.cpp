@@ -1,6 +1,7 @@
 #include "sandbox/SandboxPolicy.h"
 
 #include "base/Logging.h"
+#include "protocol/HostNames.h"
 #include "protocol/PermissionNames.h"
 #include "protocol/SandboxNames.h"
 #include "sandbox/EgressProxy.h"
@@ -52,10 +53,12 @@ QString gitDirOf(const QString &checkout) {
 } // namespace
 
 SandboxPolicy::SandboxPolicy(SandboxPaths paths, QString defaultForAuto,
-                             const ProcessLauncher &launcher, SandboxEgress egress)
+                             const ProcessLauncher &launcher, SandboxEgress egress,
+                             const RemotePlacement *placement)
     : m_paths(std::move(paths))
     , m_defaultForAuto(std::move(defaultForAuto))
     , m_launcher(launcher)
+    , m_placement(placement)
     , m_egress(std::move(egress)) {
     for (QString *p : {&m_paths.dataDir, &m_paths.worktreesRoot, &m_paths.configDir,
                        &m_paths.tokenFile, &m_paths.home, &m_paths.runtimeDir}) {
@@ -70,8 +73,10 @@ AgentSandbox SandboxPolicy::effective(const Agent &agent) const {
     if (agent.sandbox.isSet())
         return agent.sandbox;
     AgentSandbox s;
-    s.mode =
-        agent.permissionMode == wire::permission::mode::Auto ? m_defaultForAuto : QString(sbm::Off);
+    // On another host the default is off: this machine's probe says nothing about that one.
+    s.mode = agent.permissionMode == wire::permission::mode::Auto && agent.host.isEmpty()
+                 ? m_defaultForAuto
+                 : QString(sbm::Off);
     s.network = QString(wire::sandbox::network::Full);
     return s;
 }
@@ -82,6 +87,11 @@ Status SandboxPolicy::check(const Agent &agent) const {
         return std::nullopt;
     const QString who = agent.name.isEmpty() ? QStringLiteral("this agent")
                                              : QStringLiteral("agent '%1'").arg(agent.name);
+    if (!agent.host.isEmpty())
+        return Error{ErrorKind::Unavailable, sbc::SandboxUnavailable,
+                     QStringLiteral("%1 runs on host '%2', and a sandbox on another host is not "
+                                    "built yet: set its sandbox mode to off")
+                         .arg(who, agent.host)};
     if (!m_launcher.support().usable)
         return Error{ErrorKind::Unavailable, sbc::SandboxUnavailable,
                      QStringLiteral("%1 asks for a workspace sandbox, but this machine cannot "
@@ -287,6 +297,22 @@ QJsonObject SandboxPolicy::toJson() const {
     QJsonObject o = m_launcher.support().toJson();
     o.insert(wire::sandbox::key::Default, m_defaultForAuto);
     return o;
+}
+
+} // namespace flotilla
+
+namespace flotilla {
+
+Result<RemoteSpec> SandboxPolicy::remoteFor(const Agent &agent, const QString &tag,
+                                            const QString &provider) const {
+    if (agent.host.isEmpty())
+        return RemoteSpec();
+    if (!m_placement)
+        return Error::invalid(wire::host::code::UnknownHost,
+                              QStringLiteral("agent '%1' runs on host '%2', but this service has "
+                                             "no hosts")
+                                  .arg(agent.name, agent.host));
+    return m_placement->remoteFor(agent.host, tag, provider);
 }
 
 } // namespace flotilla

@@ -46,8 +46,9 @@ class SandboxPolicy final {
 public:
     // `defaultForAuto`: "off" or "workspace" (--sandbox-default); empty: workspace when the
     // launcher's probe found a usable bwrap, else off.
+    // `placement`: the hosts (engine/hosts); null: every agent runs here.
     SandboxPolicy(SandboxPaths paths, QString defaultForAuto, const ProcessLauncher &launcher,
-                  SandboxEgress egress = {});
+                  SandboxEgress egress = {}, const RemotePlacement *placement = nullptr);
 
     const ProcessLauncher &launcher() const { return m_launcher; }
     QString defaultForAuto() const { return m_defaultForAuto; }
@@ -63,6 +64,11 @@ public:
     // a worktree agent's branch before the bind (a missing one cannot be bound).
     SandboxSpec specFor(const Agent &agent, SandboxUse use, const QStringList &stateDirs = {},
                         const QStringList &readOnly = {}) const;
+    // Where a process of the agent runs: an unset RemoteSpec for the local host, else its host's
+    // (RemotePlacement::remoteFor: 422 unknown_host, 503 host_unreachable). `tag` names the
+    // process's run directory there; `provider`: the CLI to find there, if any.
+    Result<RemoteSpec> remoteFor(const Agent &agent, const QString &tag,
+                                 const QString &provider = {}) const;
     // flotillad's own "host:port" for agents (known once it listens): on every allow-list.
     void setServiceEndpoint(const QString &endpoint) { m_serviceEndpoint = endpoint; }
     // An agent deleted: its egress proxy listener goes.
@@ -78,6 +84,7 @@ private:
     SandboxPaths m_paths;
     QString m_defaultForAuto;
     const ProcessLauncher &m_launcher;
+    const RemotePlacement *m_placement = nullptr;
     SandboxEgress m_egress;
     QString m_serviceEndpoint;
     // The rules each agent's proxy listener was opened with: opened again only when they change

@@ -40,7 +40,7 @@ std::optional<LaunchPlan> configure(QProcess &p, const QString &program, QProces
         if (sandbox.enabled)
             sandbox.writable << QFileInfo(command.indexFile).absolutePath();
     }
-    auto plan = launcher.plan(ProcessSpec{program, command.args, command.dir, env, sandbox});
+    auto plan = launcher.plan(ProcessSpec{program, command.args, command.dir, env, sandbox, {}});
     if (!plan) {
         *why = plan.error().message;
         return std::nullopt;

@@ -8,6 +8,7 @@
 #include "base/Logging.h"
 #include "base/Sandbox.h"
 #include "domain/AgentRegistry.h"
+#include "hosts/HostDirectory.h"
 #include "permissions/RuleStore.h"
 #include "protocol/PermissionNames.h"
 #include "protocol/SandboxNames.h"
@@ -51,7 +52,7 @@ void ServiceApp::prepareSandbox() {
         };
     }
     m_sandbox = std::make_unique<SandboxPolicy>(std::move(paths), m_config.sandboxDefault,
-                                                *m_launcher, std::move(egress));
+                                                *m_launcher, std::move(egress), m_hosts.get());
     const SandboxSupport &support = m_launcher->support();
     if (support.usable) {
         qCInfo(lcApp).noquote() << "sandbox:" << support.version

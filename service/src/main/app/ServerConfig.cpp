@@ -5,6 +5,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QStandardPaths>
 #include <QUrl>
 
@@ -313,6 +314,16 @@ const QList<OptionRow> &optionTable() {
                  cfg.bwrap = bwrap;
              return std::nullopt;
          }},
+        {{QStringLiteral("ssh-config")},
+         QStringLiteral("file"),
+         QStringLiteral("ssh client config for the connections to hosts (ssh -F; default: "
+                        "FLOTILLA_SSH_CONFIG, then your ~/.ssh/config)."),
+         [](const Input &in, ServerConfig &cfg) -> Outcome {
+             cfg.sshConfig = in.valueOrEnv("ssh-config", "FLOTILLA_SSH_CONFIG");
+             if (!cfg.sshConfig.isEmpty() && !QFileInfo(cfg.sshConfig).isFile())
+                 return usage(QStringLiteral("--ssh-config %1 is not a file").arg(cfg.sshConfig));
+             return std::nullopt;
+         }},
         // A missing CLI is not fatal: the service runs, and agents report it on their first
         // message.
         {{QStringLiteral("claude-bin")},
@@ -361,7 +372,7 @@ const char *const kHelpOrder[] = {
     "help",      "version",        "port",         "host",       "listen-all", "insecure",
     "data-dir",  "max-body-bytes", "allow-origin", "allow-host", "token-file", "claude-bin",
     "codex-bin", "worktrees-dir",  "idle-timeout", "tls-cert",   "tls-key",    "sandbox-default",
-    "bwrap",
+    "bwrap",     "ssh-config",
 };
 
 const OptionRow &rowOf(const char *name) {

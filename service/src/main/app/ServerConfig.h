@@ -68,6 +68,8 @@ struct ServerConfig {
     QString sandboxDefault;
     // --bwrap / FLOTILLA_BWRAP: the bubblewrap binary (default: bwrap on PATH).
     QString bwrap = QStringLiteral("bwrap");
+    // --ssh-config / FLOTILLA_SSH_CONFIG: the ssh client config for hosts (-F); empty: the user's.
+    QString sshConfig;
 };
 
 struct ParsedCommandLine {

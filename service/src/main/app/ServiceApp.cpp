@@ -16,6 +16,7 @@
 #include "controllers/ExecController.h"
 #include "controllers/HealthController.h"
 #include "controllers/HistoryController.h"
+#include "controllers/HostsController.h"
 #include "controllers/NotificationChannelsController.h"
 #include "controllers/NotificationsController.h"
 #include "controllers/OrganizationController.h"
@@ -32,6 +33,7 @@
 #include "domain/ToolHistory.h"
 #include "exec/SecretMasker.h"
 #include "exec/SecretStore.h"
+#include "hosts/HostDirectory.h"
 #include "http/HttpServer.h"
 #include "mcp/McpController.h"
 #include "permissions/PermissionBroker.h"
@@ -103,6 +105,9 @@ ServiceApp::~ServiceApp() {
     m_notifications.reset();
     m_agents.reset();
     m_providers.reset(); // the registry and the rules read it
+    m_hostsController.reset();
+    m_hosts.reset(); // ends the ssh connections (their sessions ended with the runtime)
+    m_hostCatalog.reset();
     m_db.reset();
     m_agentTokens.reset();
     m_sandbox.reset(); // the runtime, exec and git asked it
@@ -174,6 +179,8 @@ std::optional<StartFailure> ServiceApp::start() {
     if (auto f = openDatabase())
         return f;
     registerProviders();
+    if (auto f = prepareHosts())
+        return f;
     prepareSandbox();
     if (auto f = buildDomain())
         return f;
@@ -185,6 +192,7 @@ std::optional<StartFailure> ServiceApp::start() {
     registerRoutes();
     if (auto f = listen())
         return f;
+    startHosts();         // connects to the hosts: their forwards need the port
     m_shaping->started(); // autostart buildings
     qCInfo(lcApp).noquote() << "data directory" << m_config.dataDir << "; auth"
                             << (m_config.authToken.isEmpty() ? "off" : "on")
@@ -372,6 +380,7 @@ void ServiceApp::buildControllers() {
         std::make_unique<BossController>(*m_agents, *m_runtime, *m_db, *m_hub, clock());
     m_channelsController = std::make_unique<NotificationChannelsController>(
         *m_db, m_config.notify, clock(), *m_notifications, *m_agents, *m_runtime, *m_hub);
+    wireHosts();
     buildPermissions();
     m_webController = std::make_unique<WebController>();
     // MCP's tools run the routes above in process, through the router and its auth gate.
@@ -423,6 +432,7 @@ void ServiceApp::registerRoutes() {
     m_organizationController->registerRoutes(http);
     m_bossController->registerRoutes(http);
     m_channelsController->registerRoutes(http);
+    m_hostsController->registerRoutes(http);
     m_permissionHookController->registerRoutes(http);
     m_permissionRulesController->registerRoutes(http);
     // The web page on the same port: GET /, its client-side routes and /assets/.

@@ -41,6 +41,9 @@ class PermissionRulesController;
 class ProcessLauncher;
 class EgressProxy;
 class SandboxPolicy;
+class HostCatalog;
+class HostDirectory;
+class HostsController;
 class ProviderRegistry;
 class RuleStore;
 class RuntimeController;
@@ -101,6 +104,10 @@ private:
     // app/SandboxParts.cpp
     void prepareSandbox();
     void wireSandboxEvents();
+    // app/HostParts.cpp
+    std::optional<StartFailure> prepareHosts();
+    void wireHosts();
+    void startHosts();
     std::optional<StartFailure> openDatabase();
     void registerProviders();
     std::optional<StartFailure> buildDomain();
@@ -128,6 +135,10 @@ private:
     std::unique_ptr<EgressProxy> m_egress; // null where sandboxes cannot have their own network
     std::unique_ptr<SandboxPolicy> m_sandbox;
     std::unique_ptr<Database> m_db;
+    // The machines agents run on (engine/hosts): the sandbox policy places processes through them.
+    std::unique_ptr<HostCatalog> m_hostCatalog;
+    std::unique_ptr<HostDirectory> m_hosts;
+    std::unique_ptr<HostsController> m_hostsController;
     std::unique_ptr<ProviderRegistry> m_providers;
     std::unique_ptr<AgentRegistry> m_agents;
     std::unique_ptr<NotificationService> m_notifications;

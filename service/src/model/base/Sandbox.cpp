@@ -373,6 +373,23 @@ Result<LaunchPlan> ProcessLauncher::plan(const ProcessSpec &spec) const {
     plan.cwd = spec.cwd;
     plan.environment = spec.environment;
     plan.displayProgram = spec.program;
+    if (spec.remote.isRemote()) {
+        if (spec.sandbox.enabled)
+            return Error{ErrorKind::Unavailable, scode::SandboxUnavailable,
+                         QStringLiteral("a sandbox on another host is not built yet: set the "
+                                        "agent's sandbox mode to off")};
+        RemoteCommand command =
+            remoteCommand(spec.remote, spec.program, spec.arguments, spec.cwd, spec.environment);
+        if (!command.error.isEmpty())
+            return Error::internal(wire::code::Internal, command.error);
+        plan.program = command.program;
+        plan.arguments = command.arguments;
+        plan.stdinPreamble = command.stdinPreamble;
+        plan.remote = true;
+        // ssh itself starts here, in a directory that exists (the cwd is the remote's).
+        plan.cwd = QDir::rootPath();
+        return plan;
+    }
     if (!spec.sandbox.enabled) {
         plan.program = spec.program;
         plan.arguments = spec.arguments;

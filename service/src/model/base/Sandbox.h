@@ -12,6 +12,7 @@
 // (bwrap sets it), --new-session (no TIOCSTI into our terminal) and --die-with-parent.
 
 #include "base/Error.h"
+#include "base/RemoteLaunch.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -60,6 +61,8 @@ struct ProcessSpec {
     QString cwd;
     QProcessEnvironment environment;
     SandboxSpec sandbox;
+    // Another machine, through ssh (base/RemoteLaunch.h); unset: here.
+    RemoteSpec remote;
 };
 
 // What to hand QProcess (base/ChildProcess.h applyLaunchPlan): the command as given, or bwrap with
@@ -70,6 +73,10 @@ struct LaunchPlan {
     QString cwd;
     QProcessEnvironment environment;
     bool sandboxed = false;
+    // ssh to another machine: the starter writes stdinPreamble first (base/RemoteLaunch.h), and
+    // the exit status is the remote command's (255: ssh itself failed, the link is gone).
+    bool remote = false;
+    QByteArray stdinPreamble;
     // The command as asked (for messages: "cannot start git ..."), whatever program runs.
     QString displayProgram;
 };
@@ -112,6 +119,8 @@ public:
 
     const SandboxSupport &support() const { return m_support; }
 
+    // Remote (spec.remote): ssh around it (base/RemoteLaunch.h); 503 sandbox_unavailable with a
+    // sandbox (not built for remote hosts yet), 500 when a file to ship cannot be read.
     // Not sandboxed: the spec as is (never fails). Sandboxed: bwrap around it;
     // 503 sandbox_unavailable (the probe's reason) when the probe said no; 422 invalid_sandbox
     // when the cwd or a writable or read-only path is missing, or the cwd is hidden (bwrap would

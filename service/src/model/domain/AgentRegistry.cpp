@@ -129,6 +129,8 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
         return Error::conflict(
             wire::code::Conflict,
             QStringLiteral("an agent named '%1' already exists").arg(draft.name));
+    if (Status e = checkHost(draft))
+        return *e;
     if (Status e = checkCwd(draft.cwd))
         return *e;
     if (Status e = checkSandbox(draft))
@@ -158,6 +160,7 @@ Result<Agent> AgentRegistry::create(const AgentDraft &draft) {
     a.skills = draft.skills;
     if (draft.sandbox)
         a.sandbox = *draft.sandbox;
+    a.host = draft.host;
     if (placed) {
         a.cwd = placed->cwd;
         a.worktree = placed->worktree;
@@ -265,6 +268,7 @@ Status AgentRegistry::checkSandbox(const AgentDraft &draft) const {
     Agent probe;
     probe.cwd = draft.cwd;
     probe.provider = draft.provider;
+    probe.host = draft.host;
     if (!draft.permissionMode.isEmpty())
         probe.permissionMode = draft.permissionMode;
     if (draft.sandbox)
@@ -272,7 +276,23 @@ Status AgentRegistry::checkSandbox(const AgentDraft &draft) const {
     return m_sandboxCheck(probe);
 }
 
+Status AgentRegistry::checkHost(const AgentDraft &draft) const {
+    if (draft.host.isEmpty() || !m_hostCheck)
+        return std::nullopt;
+    Agent probe;
+    probe.cwd = draft.cwd;
+    probe.provider = draft.provider;
+    probe.host = draft.host;
+    if (!draft.permissionMode.isEmpty())
+        probe.permissionMode = draft.permissionMode;
+    if (draft.sandbox)
+        probe.sandbox = *draft.sandbox;
+    return m_hostCheck(probe, draft.worktree.has_value());
+}
+
 Status AgentRegistry::checkDraft(const AgentDraft &draft) const {
+    if (Status e = checkHost(draft))
+        return e;
     if (Status e = checkCwd(draft.cwd))
         return e;
     if (Status e = checkSandbox(draft))

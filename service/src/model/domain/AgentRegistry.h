@@ -81,6 +81,11 @@ public:
     // create, checkDraft and a PATCH that changes `sandbox`, with the agent as it would be.
     using SandboxCheck = std::function<Status(const Agent &agent)>;
     void setSandboxCheck(SandboxCheck check) { m_sandboxCheck = std::move(check); }
+    // Whether the agent's `host` exists and can run it as asked (set once by the composition
+    // root: engine/hosts): 422 unknown_host, and what a remote host cannot do yet. Asked by create
+    // and checkDraft with the agent as it would be (`worktree` set when it asks for one).
+    using HostCheck = std::function<Status(const Agent &agent, bool wantsWorktree)>;
+    void setHostCheck(HostCheck check) { m_hostCheck = std::move(check); }
 
     const Agent *find(const QString &id) const;
     // By name, case-insensitively (names are unique that way); nullptr when none.
@@ -112,6 +117,7 @@ private:
     bool nameTaken(const QString &name, const QString &exceptId) const;
     Status checkCwd(const QString &cwd) const;
     Status checkSandbox(const AgentDraft &draft) const;
+    Status checkHost(const AgentDraft &draft) const;
 
     Database &m_db;
     const ProviderCatalog &m_providers;
@@ -129,6 +135,7 @@ private:
     WorktreeHooks *m_worktrees = nullptr;
     QStringList m_forbiddenCwdRoots; // canonical absolute paths
     SandboxCheck m_sandboxCheck;
+    HostCheck m_hostCheck;
 };
 
 } // namespace flotilla

@@ -3,6 +3,7 @@
 #include "domain/BudgetValidation.h"
 #include "domain/DisplayText.h"
 #include "domain/SandboxValidation.h"
+#include "protocol/HostNames.h"
 #include "protocol/PermissionNames.h"
 #include "protocol/SandboxNames.h"
 #include "protocol/ShapingNames.h"
@@ -126,12 +127,18 @@ Status validateProviderModel(const QString &provider, const QString &model,
 }
 
 Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalog &providers) {
-    if (Status st = rejectUnknownFields(body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model,
-                                               k::PermissionMode, uk::IdleTimeoutSeconds,
-                                               uk::Budget, wk::Worktree, sk::CustomInstructions,
-                                               sk::Skills, wire::sandbox::key::Sandbox}))
+    if (Status st = rejectUnknownFields(
+            body, {k::Name_, k::Class, k::Cwd, k::Provider, k::Model, k::PermissionMode,
+                   uk::IdleTimeoutSeconds, uk::Budget, wk::Worktree, sk::CustomInstructions,
+                   sk::Skills, wire::sandbox::key::Sandbox, wire::host::key::Host}))
         return *st;
     AgentDraft d;
+    auto host = optionalString(body, wire::host::key::Host, true);
+    if (!host)
+        return host.error();
+    d.host = host->value_or(QString());
+    if (d.host == wire::host::Local)
+        d.host.clear();
 
     for (QLatin1String required : {k::Name_, k::Cwd}) {
         if (!body.contains(required))
@@ -201,13 +208,16 @@ Result<AgentDraft> parseAgentDraft(const QJsonObject &body, const ProviderCatalo
         return Error::invalid(
             c::InvalidValue,
             QStringLiteral("field 'cwd' must be an absolute path, got '%1'").arg(rawCwd.left(200)));
-    const QFileInfo info(rawCwd);
-    if (!info.isDir())
+    if (!d.host.isEmpty()) {
+        d.cwd = QDir::cleanPath(rawCwd); // another machine's directory: it is checked there
+    } else if (const QFileInfo info(rawCwd); !info.isDir()) {
         return Error::invalid(
             c::InvalidValue,
             QStringLiteral("field 'cwd' is not an existing directory: %1").arg(rawCwd.left(200)));
-    // The CLI sees the resolved path (getcwd), and its session files are keyed by it.
-    d.cwd = info.canonicalFilePath();
+    } else {
+        // The CLI sees the resolved path (getcwd), and its session files are keyed by it.
+        d.cwd = info.canonicalFilePath();
+    }
 
     const auto idle = parseIdleTimeout(body);
     if (!idle)

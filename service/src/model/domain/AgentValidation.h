@@ -35,6 +35,9 @@ struct AgentDraft {
     QStringList skills;         // slugs, well-formed and unique; that they exist is the caller's
     // Absent: the service's default; an unset AgentSandbox: null, the same (SandboxValidation.h).
     std::optional<AgentSandbox> sandbox;
+    // The host's name (docs/api.md "Hosts"); empty: local. On a remote host `cwd` is only an
+    // absolute, clean path: the directory is that machine's, checked when the CLI starts there.
+    QString host;
 };
 
 struct AgentPatch {

@@ -1,0 +1,339 @@
+// Agents on other machines (docs/api.md "Hosts"): a real sshd on 127.0.0.2 serving a separate
+// Unix account made here, whose home holds the pinned CLIs (support/RemoteHost.h), and the real
+// service in process connecting to it through its own ControlMaster. Hosts' routes and their
+// refusals; check's versions, an unreachable host and a host key nobody knows; with both real CLIs
+// against the mocks, a remote agent streams a turn, runs a command through its permission hook
+// (which reaches flotillad only through the ssh link's forward), and its exec runs as that account
+// in that home; no token on any process's command line meanwhile; a host in use cannot go.
+
+#include "protocol/HostNames.h"
+#include "support/AgentRig.h"
+#include "support/RemoteHost.h"
+
+#include <QDirIterator>
+#include <QJsonArray>
+#include <QTest>
+
+using namespace flotilla::test;
+namespace hk = flotilla::wire::host::key;
+
+namespace {
+
+// Every process's command line, NULs as spaces.
+QList<QByteArray> commandLines() {
+    QList<QByteArray> out;
+    QDirIterator it(QStringLiteral("/proc"), QDir::Dirs | QDir::NoDotAndDotDot);
+    while (it.hasNext()) {
+        QFile f(it.next() + QStringLiteral("/cmdline"));
+        if (f.open(QIODevice::ReadOnly))
+            out << f.readAll().replace('\0', ' ');
+    }
+    return out;
+}
+
+// The tokens of the agents' header files ("X-Auth-Token: <token>") in the service's data dir.
+QList<QByteArray> agentTokens(const QString &dataDir) {
+    QList<QByteArray> out;
+    QDirIterator it(dataDir + QStringLiteral("/agent-tokens"), QDir::Files);
+    while (it.hasNext()) {
+        QFile f(it.next());
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray text = f.readAll();
+        const qsizetype colon = text.indexOf(": ");
+        if (text.startsWith("X-Auth-Token") && colon > 0)
+            out << text.mid(colon + 2).trimmed();
+    }
+    return out;
+}
+
+} // namespace
+
+class TestRemoteAgents final : public QObject {
+    Q_OBJECT
+
+private:
+    RemoteHost m_remote;
+
+    std::function<void(flotilla::ServerConfig &)> useSshConfig(const QString &config) {
+        return [config](flotilla::ServerConfig &c) { c.sshConfig = config; };
+    }
+    QJsonObject hostBody(const QString &name) const {
+        return {{QStringLiteral("name"), name},
+                {QStringLiteral("ssh"), m_remote.destination()},
+                {QStringLiteral("claudeBin"), m_remote.claudeBin()},
+                {QStringLiteral("codexBin"), m_remote.codexBin()}};
+    }
+    static QString state(AgentRig &rig, const QString &host) {
+        return rig.http.get(rig.svc->url(QStringLiteral("/api/hosts/") + host))
+            .object()
+            .value(hk::State)
+            .toString();
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        const QString error = m_remote.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+    }
+
+    void hostsRoutesAndRefusals() {
+        AgentRig rig(useSshConfig(m_remote.sshConfig()));
+        QVERIFY(rig.start());
+        const QUrl hosts = rig.svc->url(QStringLiteral("/api/hosts"));
+        // "local" is always there, first, and cannot be made, changed or deleted.
+        QJsonArray list = rig.http.get(hosts).array();
+        QCOMPARE(list.size(), 1);
+        QCOMPARE(list.at(0).toObject().value(hk::Name_).toString(), QStringLiteral("local"));
+        QCOMPARE(list.at(0).toObject().value(hk::State).toString(), QStringLiteral("local"));
+        QCOMPARE(rig.agent().value(hk::Host).toString(), QStringLiteral("local"));
+        QCOMPARE(rig.http.post(hosts, hostBody(QStringLiteral("local"))).status, 409);
+        QCOMPARE(rig.http.del(rig.svc->url(QStringLiteral("/api/hosts/local"))).status, 422);
+        QCOMPARE(rig.http
+                     .patch(rig.svc->url(QStringLiteral("/api/hosts/local")),
+                            {{QStringLiteral("maxAgents"), 2}})
+                     .status,
+                 422);
+        // Bad bodies.
+        QCOMPARE(rig.http.post(hosts, {{QStringLiteral("name"), QStringLiteral("a")}}).status, 400);
+        QJsonObject bad = hostBody(QStringLiteral("b"));
+        bad.insert(QStringLiteral("ssh"), QStringLiteral("-oProxyCommand=x"));
+        HttpResponse r = rig.http.post(hosts, bad);
+        QCOMPARE(r.status, 422);
+        QCOMPARE(r.object().value(QStringLiteral("code")).toString(),
+                 QStringLiteral("invalid_value"));
+        bad = hostBody(QStringLiteral("Bad Name"));
+        QCOMPARE(rig.http.post(hosts, bad).status, 422);
+        bad = hostBody(QStringLiteral("c"));
+        bad.insert(QStringLiteral("colour"), QStringLiteral("red"));
+        QCOMPARE(rig.http.post(hosts, bad).object().value(QStringLiteral("code")).toString(),
+                 QStringLiteral("unknown_field"));
+        bad = hostBody(QStringLiteral("d"));
+        bad.insert(QStringLiteral("maxAgents"), 0);
+        QCOMPARE(rig.http.post(hosts, bad).status, 422);
+        bad = hostBody(QStringLiteral("e"));
+        bad.insert(QStringLiteral("claudeBin"), QStringLiteral("bin/claude"));
+        QCOMPARE(rig.http.post(hosts, bad).status, 422);
+        QCOMPARE(rig.http.get(rig.svc->url(QStringLiteral("/api/hosts/nope"))).status, 404);
+        QCOMPARE(rig.http.post(rig.svc->url(QStringLiteral("/api/hosts/nope/check")), {}).status,
+                 404);
+        // An agent on a host nobody defined.
+        r = rig.createAgent(QStringLiteral("lost"), {{hk::Host, QStringLiteral("nowhere")}});
+        QCOMPARE(r.status, 422);
+        QCOMPARE(r.object().value(QStringLiteral("code")).toString(),
+                 QStringLiteral("unknown_host"));
+
+        // A good one: created, announced, connected.
+        r = rig.http.post(hosts, hostBody(QStringLiteral("box")));
+        QCOMPARE(r.status, 201);
+        QCOMPARE(r.object().value(hk::Ssh).toString(), m_remote.destination());
+        QVERIFY(rig.ws->waitFor(QStringLiteral("host_created")));
+        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("box")), QStringLiteral("connected"),
+                                  20000);
+        QVERIFY(rig.ws->waitFor(QStringLiteral("host_updated")));
+        QCOMPARE(rig.http.post(hosts, hostBody(QStringLiteral("box"))).status, 409);
+        // What a remote host cannot do yet is refused, never done locally instead.
+        r = rig.createAgent(QStringLiteral("tree"), {{hk::Host, QStringLiteral("box")},
+                                                     {QStringLiteral("cwd"), m_remote.home()},
+                                                     {QStringLiteral("worktree"), true}});
+        QCOMPARE(r.status, 422);
+        r = rig.createAgent(QStringLiteral("boxed"),
+                            {{hk::Host, QStringLiteral("box")},
+                             {QStringLiteral("cwd"), m_remote.home()},
+                             {QStringLiteral("sandbox"),
+                              QJsonObject{{QStringLiteral("mode"), QStringLiteral("workspace")}}}});
+        QCOMPARE(r.status, 503);
+        r = rig.createAgent(QStringLiteral("relative"),
+                            {{hk::Host, QStringLiteral("box")},
+                             {QStringLiteral("cwd"), QStringLiteral("project")}});
+        QCOMPARE(r.status, 422);
+        // In use: 409 naming the agent; free again once it is gone.
+        r = rig.createAgent(
+            QStringLiteral("user-of-box"),
+            {{hk::Host, QStringLiteral("box")}, {QStringLiteral("cwd"), m_remote.home()}});
+        QCOMPARE(r.status, 201);
+        QCOMPARE(r.object().value(hk::Host).toString(), QStringLiteral("box"));
+        const QString id = r.object().value(QStringLiteral("id")).toString();
+        const QUrl box = rig.svc->url(QStringLiteral("/api/hosts/box"));
+        r = rig.http.del(box);
+        QCOMPARE(r.status, 409);
+        QCOMPARE(r.object().value(QStringLiteral("code")).toString(),
+                 QStringLiteral("host_in_use"));
+        QVERIFY(r.object()
+                    .value(QStringLiteral("error"))
+                    .toString()
+                    .contains(QStringLiteral("user-of-box")));
+        QCOMPARE(rig.http.del(rig.svc->url(QStringLiteral("/api/agents/") + id)).status, 204);
+        QCOMPARE(rig.http.del(box).status, 204);
+        QVERIFY(rig.ws->waitFor(QStringLiteral("host_deleted")));
+        QCOMPARE(rig.http.get(hosts).array().size(), 1);
+    }
+
+    void checkReportsTheHost() {
+        AgentRig rig(useSshConfig(m_remote.sshConfig()));
+        QVERIFY(rig.start());
+        QCOMPARE(
+            rig.http
+                .post(rig.svc->url(QStringLiteral("/api/hosts")), hostBody(QStringLiteral("box")))
+                .status,
+            201);
+        const QJsonObject c =
+            rig.http.post(rig.svc->url(QStringLiteral("/api/hosts/box/check")), {}).object();
+        QVERIFY2(c.value(hk::Reachable).toBool(), qPrintable(c.value(hk::Error).toString()));
+        QVERIFY(c.value(hk::LatencyMs).toInt() >= 0);
+        QCOMPARE(c.value(hk::User).toString(), m_remote.user());
+        QCOMPARE(c.value(hk::Home).toString(), m_remote.home());
+        QVERIFY2(c.value(hk::Claude).toString().contains(QStringLiteral("Claude Code")),
+                 qPrintable(c.value(hk::Claude).toString()));
+        QVERIFY2(c.value(hk::Codex).toString().contains(QStringLiteral("codex-cli")),
+                 qPrintable(c.value(hk::Codex).toString()));
+        QVERIFY(c.value(hk::Git).toString().startsWith(QStringLiteral("git version")));
+        // The local host answers too, without ssh.
+        const QJsonObject local =
+            rig.http.post(rig.svc->url(QStringLiteral("/api/hosts/local/check")), {}).object();
+        QVERIFY(local.value(hk::Reachable).toBool());
+        QCOMPARE(local.value(hk::Home).toString(), QDir::homePath());
+    }
+
+    void unreachableHostSaysWhy() {
+        AgentRig rig(useSshConfig(m_remote.sshConfig()));
+        QVERIFY(rig.start());
+        QJsonObject body = hostBody(QStringLiteral("down"));
+        body.insert(hk::Ssh,
+                    QString(m_remote.user() + QStringLiteral("@127.0.0.2:1"))); // nothing listens
+        QCOMPARE(rig.http.post(rig.svc->url(QStringLiteral("/api/hosts")), body).status, 201);
+        const QJsonObject c =
+            rig.http.post(rig.svc->url(QStringLiteral("/api/hosts/down/check")), {}).object();
+        QVERIFY(!c.value(hk::Reachable).toBool());
+        QVERIFY2(c.value(hk::Error).toString().contains(QStringLiteral("refused")),
+                 qPrintable(c.value(hk::Error).toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("down")), QStringLiteral("unreachable"),
+                                  20000);
+        // Its agents' messages fail with the reason; nothing runs anywhere else.
+        HttpResponse r =
+            rig.createAgent(QStringLiteral("waiting"), {{hk::Host, QStringLiteral("down")},
+                                                        {QStringLiteral("cwd"), m_remote.home()}});
+        QCOMPARE(r.status, 201);
+        const QString id = r.object().value(QStringLiteral("id")).toString();
+        rig.send(QStringLiteral("hello"), id);
+        QTRY_VERIFY_WITH_TIMEOUT(rig.agent(id)
+                                     .value(QStringLiteral("lastError"))
+                                     .toString()
+                                     .contains(QStringLiteral("host unreachable")),
+                                 20000);
+        QCOMPARE(rig.model().requestCount(), 0);
+    }
+
+    void unknownHostKeyIsRefused() {
+        // The same sshd under a name whose key known_hosts does not hold.
+        QTemporaryDir dir;
+        QFile base(m_remote.sshConfig());
+        QVERIFY(base.open(QIODevice::ReadOnly));
+        const QString config = dir.filePath(QStringLiteral("ssh_config"));
+        QFile out(config);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write("Host stranger\n  HostName 127.0.0.2\n  HostKeyAlias flotilla-unknown-key\n\n" +
+                  base.readAll());
+        out.close();
+        AgentRig rig(useSshConfig(config));
+        QVERIFY(rig.start());
+        QJsonObject body = hostBody(QStringLiteral("stranger"));
+        body.insert(hk::Ssh,
+                    QStringLiteral("%1@stranger:%2").arg(m_remote.user()).arg(m_remote.port()));
+        QCOMPARE(rig.http.post(rig.svc->url(QStringLiteral("/api/hosts")), body).status, 201);
+        const QJsonObject c =
+            rig.http.post(rig.svc->url(QStringLiteral("/api/hosts/stranger/check")), {}).object();
+        QVERIFY(!c.value(hk::Reachable).toBool());
+        QVERIFY2(c.value(hk::Error).toString().contains(QStringLiteral("Host key verification")),
+                 qPrintable(c.value(hk::Error).toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("stranger")),
+                                  QStringLiteral("unreachable"), 20000);
+        const QJsonObject host =
+            rig.http.get(rig.svc->url(QStringLiteral("/api/hosts/stranger"))).object();
+        QVERIFY2(host.value(hk::Error).toString().contains(QStringLiteral("known_hosts")),
+                 qPrintable(host.value(hk::Error).toString()));
+    }
+
+    void remoteAgentWorksThere_data() { addProviderRows(); }
+    void remoteAgentWorksThere() {
+        QFETCH(QString, provider);
+        AgentRig rig(provider, useSshConfig(m_remote.sshConfig()));
+        QVERIFY(rig.start());
+        if (rig.isCodex())
+            QVERIFY(m_remote.writeHomeFile(QStringLiteral(".codex/config.toml"),
+                                           rig.openai.configToml().toUtf8()));
+        const QString project = m_remote.home() + QStringLiteral("/project-") + provider;
+        QVERIFY(m_remote.writeHomeFile(QStringLiteral("project-%1/README").arg(provider), "hi\n"));
+        QCOMPARE(
+            rig.http
+                .post(rig.svc->url(QStringLiteral("/api/hosts")), hostBody(QStringLiteral("box")))
+                .status,
+            201);
+        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("box")), QStringLiteral("connected"),
+                                  20000);
+        HttpResponse r =
+            rig.createAgent(QStringLiteral("remote-1"),
+                            {{hk::Host, QStringLiteral("box")}, {QStringLiteral("cwd"), project}});
+        QCOMPARE(r.status, 201);
+        const QString id = r.object().value(QStringLiteral("id")).toString();
+
+        // A command through the CLI's tool: it asks (Claude's hook reaches flotillad through the
+        // link's forward; Codex asks over its stdio), the answer goes back, it runs there, and
+        // the answer streams.
+        rig.model().queueCommand(QStringLiteral("id -un > whoami.txt; pwd >> whoami.txt"));
+        rig.model().queueText(QStringLiteral("Ran it over there."));
+        rig.send(QStringLiteral("who are you?"), id);
+        QVERIFY(rig.ws->waitFor(QStringLiteral("permission_request"), 1, 60000));
+        const QJsonObject request = rig.ws->last(QStringLiteral("permission_request"))
+                                        .value(QStringLiteral("payload"))
+                                        .toObject();
+        QCOMPARE(request.value(QStringLiteral("agentId")).toString(), id);
+        QVERIFY(rig.waitStatus(QStringLiteral("waiting_permission"), 30000, id));
+        QVERIFY(!QFile::exists(project + QStringLiteral("/whoami.txt")));
+        rig.ws->sendJson(QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("permission_response")},
+            {QStringLiteral("payload"),
+             QJsonObject{{QStringLiteral("requestId"), request.value(QStringLiteral("id"))},
+                         {QStringLiteral("approved"), true}}}});
+        QVERIFY(rig.waitTurns(1, 90000, id));
+        QVERIFY2(rig.streamedText(id).contains(QStringLiteral("Ran it over there.")),
+                 qPrintable(rig.streamedText(id) +
+                            rig.agent(id).value(QStringLiteral("lastError")).toString()));
+        QFile whoami(project + QStringLiteral("/whoami.txt"));
+        QVERIFY2(whoami.open(QIODevice::ReadOnly), "the command did not run on the host");
+        const QByteArray ran = whoami.readAll();
+        QVERIFY2(ran.startsWith(QByteArray(m_remote.user().toUtf8() + "\n")), ran.constData());
+        QVERIFY(ran.contains(project.toUtf8()));
+        const QList<QByteArray> lines = commandLines();
+        for (const QByteArray &secret : agentTokens(rig.svc->dataDir()) << rig.token) {
+            for (const QByteArray &line : lines)
+                QVERIFY2(secret.isEmpty() || !line.contains(secret),
+                         qPrintable(QStringLiteral("a token on a command line: ") +
+                                    QString::fromUtf8(line.left(200))));
+        }
+
+        // The next message resumes the same session there.
+        const int before = rig.model().requestCount();
+        rig.model().queueText(QStringLiteral("Second turn."));
+        rig.send(QStringLiteral("again"), id);
+        QVERIFY(rig.waitTurns(2, 90000, id));
+        QVERIFY(rig.model()
+                    .conversationOf(rig.model().requestCount() - 1)
+                    .contains(QStringLiteral("who are you?")));
+        QVERIFY(rig.model().requestCount() > before);
+
+        // exec of that agent runs there, as that account, in that home.
+        r = rig.http.post(
+            rig.svc->url(QStringLiteral("/api/exec")),
+            {{QStringLiteral("agentId"), id},
+             {QStringLiteral("command"),
+              QStringLiteral("id -un; echo \"$HOME\"; pwd; printf 'a\\nb' | wc -l")}});
+        QCOMPARE(r.status, 200);
+        const QString output = r.object().value(QStringLiteral("output")).toString();
+        QCOMPARE(output,
+                 QStringLiteral("%1\n%2\n%3\n1\n").arg(m_remote.user(), m_remote.home(), project));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteAgents)
+#include "tst_remote_agents.moc"
