@@ -14,6 +14,9 @@
 #include <QJsonArray>
 #include <QTest>
 
+#include <algorithm>
+#include <csignal>
+
 using namespace flotilla::test;
 namespace hk = flotilla::wire::host::key;
 
@@ -31,10 +34,11 @@ QList<QByteArray> commandLines() {
     return out;
 }
 
-// The tokens of the agents' header files ("X-Auth-Token: <token>") in the service's data dir.
+// The tokens of the agents' header files ("X-Auth-Token: <token>") in the service's data dir
+// (`dataDir`/data for a TestService).
 QList<QByteArray> agentTokens(const QString &dataDir) {
     QList<QByteArray> out;
-    QDirIterator it(dataDir + QStringLiteral("/agent-tokens"), QDir::Files);
+    QDirIterator it(dataDir + QStringLiteral("/data/agent-tokens"), QDir::Files);
     while (it.hasNext()) {
         QFile f(it.next());
         if (!f.open(QIODevice::ReadOnly))
@@ -45,6 +49,25 @@ QList<QByteArray> agentTokens(const QString &dataDir) {
             out << text.mid(colon + 2).trimmed();
     }
     return out;
+}
+
+// The pid of the service's ssh ControlMaster (its control socket is in <data dir>/ssh, and the
+// TestService's data dir is `dataDir`/data); 0: none.
+qint64 masterPid(const QString &dataDir) {
+    const QByteArray socketDir = (dataDir + QStringLiteral("/data/ssh/")).toUtf8();
+    QDirIterator it(QStringLiteral("/proc"), QDir::Dirs | QDir::NoDotAndDotDot);
+    while (it.hasNext()) {
+        const QString dir = it.next();
+        QFile f(dir + QStringLiteral("/cmdline"));
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        const QList<QByteArray> argv = f.readAll().split('\0');
+        if (argv.contains("-M") && argv.contains("ControlMaster=yes") &&
+            std::any_of(argv.begin(), argv.end(),
+                        [&](const QByteArray &a) { return a.startsWith(socketDir); }))
+            return QFileInfo(dir).fileName().toLongLong();
+    }
+    return 0;
 }
 
 } // namespace
@@ -257,7 +280,11 @@ private Q_SLOTS:
     void remoteAgentWorksThere_data() { addProviderRows(); }
     void remoteAgentWorksThere() {
         QFETCH(QString, provider);
-        AgentRig rig(provider, useSshConfig(m_remote.sshConfig()));
+        // With the service's token on, so that the command-line scan below looks for it too.
+        AgentRig rig(provider, [config = m_remote.sshConfig()](flotilla::ServerConfig &c) {
+            c.sshConfig = config;
+            c.authToken = QByteArrayLiteral("remote-service-token-7f3a");
+        });
         QVERIFY(rig.start());
         if (rig.isCodex())
             QVERIFY(m_remote.writeHomeFile(QStringLiteral(".codex/config.toml"),
@@ -305,7 +332,11 @@ private Q_SLOTS:
         QVERIFY2(ran.startsWith(QByteArray(m_remote.user().toUtf8() + "\n")), ran.constData());
         QVERIFY(ran.contains(project.toUtf8()));
         const QList<QByteArray> lines = commandLines();
-        for (const QByteArray &secret : agentTokens(rig.svc->dataDir()) << rig.token) {
+        QVERIFY(!agentTokens(rig.svc->dataDir()).isEmpty()); // the live process's own
+        QVERIFY(!rig.token.isEmpty());
+        QList<QByteArray> secrets = agentTokens(rig.svc->dataDir());
+        secrets << rig.token;
+        for (const QByteArray &secret : std::as_const(secrets)) {
             for (const QByteArray &line : lines)
                 QVERIFY2(secret.isEmpty() || !line.contains(secret),
                          qPrintable(QStringLiteral("a token on a command line: ") +
@@ -332,6 +363,62 @@ private Q_SLOTS:
         const QString output = r.object().value(QStringLiteral("output")).toString();
         QCOMPARE(output,
                  QStringLiteral("%1\n%2\n%3\n1\n").arg(m_remote.user(), m_remote.home(), project));
+    }
+
+    // The link dies mid-turn: the turn fails as "host unreachable", the link comes back by
+    // itself, and the next message resumes the same session on that host.
+    void droppedLinkCostsAReconnect_data() { addProviderRows(); }
+    void droppedLinkCostsAReconnect() {
+        QFETCH(QString, provider);
+        AgentRig rig(provider, useSshConfig(m_remote.sshConfig()));
+        QVERIFY(rig.start());
+        if (rig.isCodex())
+            QVERIFY(m_remote.writeHomeFile(QStringLiteral(".codex/config.toml"),
+                                           rig.openai.configToml().toUtf8()));
+        QVERIFY(m_remote.writeHomeFile(QStringLiteral("drop-%1/README").arg(provider), "hi\n"));
+        QCOMPARE(
+            rig.http
+                .post(rig.svc->url(QStringLiteral("/api/hosts")), hostBody(QStringLiteral("box")))
+                .status,
+            201);
+        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("box")), QStringLiteral("connected"),
+                                  20000);
+        HttpResponse r =
+            rig.createAgent(QStringLiteral("remote-drop"),
+                            {{hk::Host, QStringLiteral("box")},
+                             {QStringLiteral("cwd"),
+                              QString(m_remote.home() + QStringLiteral("/drop-") + provider)}});
+        QCOMPARE(r.status, 201);
+        const QString id = r.object().value(QStringLiteral("id")).toString();
+        rig.model().queueText(QStringLiteral("First answer."));
+        rig.send(QStringLiteral("remember the word heron"), id);
+        QVERIFY(rig.waitTurns(1, 90000, id));
+        const QString session = rig.agent(id).value(QStringLiteral("sessionId")).toString();
+        QVERIFY(!session.isEmpty());
+
+        const int requests = rig.model().requestCount();
+        rig.model().queueHang();
+        rig.send(QStringLiteral("now wait"), id);
+        QTRY_VERIFY_WITH_TIMEOUT(rig.model().requestCount() > requests, 30000);
+        const qint64 master = masterPid(rig.svc->dataDir());
+        QVERIFY(master > 0);
+        QCOMPARE(::kill(pid_t(master), SIGKILL), 0);
+        QVERIFY(rig.waitStatus(QStringLiteral("error"), 30000, id));
+        const QString lastError = rig.agent(id).value(QStringLiteral("lastError")).toString();
+        QVERIFY2(lastError.contains(QStringLiteral("host unreachable")), qPrintable(lastError));
+        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("box")), QStringLiteral("connected"),
+                                  20000);
+        QVERIFY(masterPid(rig.svc->dataDir()) != master);
+
+        rig.model().clearQueue();
+        rig.model().queueText(QStringLiteral("Still the same conversation."));
+        rig.send(QStringLiteral("which word?"), id);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            rig.streamedText(id).contains(QStringLiteral("Still the same conversation.")), 90000);
+        QCOMPARE(rig.agent(id).value(QStringLiteral("sessionId")).toString(), session);
+        QVERIFY(rig.model()
+                    .conversationOf(rig.model().requestCount() - 1)
+                    .contains(QStringLiteral("heron")));
     }
 };
 

@@ -26,6 +26,8 @@ using Kind = AgentEvent::Kind;
 namespace {
 // How long an interrupted turn may take to end before its process is ended instead.
 constexpr int kInterruptGraceMs = 5'000;
+// What ssh exits with when it, not the remote command, failed (base/RemoteLaunch.h).
+constexpr int kSshFailed = 255;
 
 // "exited unexpectedly (exit code 3)" or "was killed by signal 9 (SIGKILL)": a signal says
 // someone or something (OOM killer, a user's kill) ended it, an exit code that the CLI gave up.
@@ -348,7 +350,18 @@ void AgentRuntime::onFinished(const QString &agentId, int exitCode, int signal, 
     }
     // Not asked for: a crash, or the CLI gave up. The next message restarts it, resuming.
     s.crashed = true;
-    if (s.turnActive)
+    // ssh's own failure (255) on another host: the link dropped, not the CLI. The session is
+    // that host's; the link reconnects by itself and the next message resumes it there.
+    if (s.turnActive && !s.hostInUse.isEmpty() && exitCode == kSshFailed && signal == 0)
+        failTurn(agentId,
+                 QStringLiteral("host unreachable: the connection to host '%1' was lost "
+                                "during the turn%2; the turn was interrupted, and the "
+                                "next message resumes the session there")
+                     .arg(s.hostInUse,
+                          stderrTail.isEmpty()
+                              ? QString()
+                              : QStringLiteral(" (ssh: %1)").arg(stderrTail.right(300).trimmed())));
+    else if (s.turnActive)
         failTurn(agentId, QStringLiteral("%1 %2 during the turn%3")
                               .arg(s.cliName, describeExit(exitCode, signal),
                                    stderrTail.isEmpty()

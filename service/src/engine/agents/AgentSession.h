@@ -16,7 +16,8 @@ namespace flotilla {
 
 struct AgentRuntime::Session {
     AgentProcess *process = nullptr;
-    QString cliName; // the running process's provider, as messages name it ("Claude Code")
+    QString cliName;   // the running process's provider, as messages name it ("Claude Code")
+    QString hostInUse; // the running process's host, empty for this machine
     QStringList queue;
     bool turnActive = false;
     bool respawnBeforeNextTurn = false; // prompt or model changed while the process ran

@@ -183,6 +183,7 @@ bool AgentRuntime::spawn(const QString &agentId, Session &s, RuntimeUpdate &upda
     s.providerInUse = agent->provider;
     s.respawnBeforeNextTurn = false;
     s.cliName = provider->displayName();
+    s.hostInUse = remote->isRemote() ? agent->host : QString();
     s.process = provider->createProcess(this);
     connectProcess(agentId, s, launch.program);
     s.process->start(launch);
