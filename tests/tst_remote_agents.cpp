@@ -245,6 +245,12 @@ private Q_SLOTS:
                                      .contains(QStringLiteral("host unreachable")),
                                  20000);
         QCOMPARE(rig.model().requestCount(), 0);
+        r = rig.http.post(rig.svc->url(QStringLiteral("/api/exec")),
+                          {{QStringLiteral("agentId"), id},
+                           {QStringLiteral("command"), QStringLiteral("true")}});
+        QCOMPARE(r.status, 503);
+        QCOMPARE(r.object().value(QStringLiteral("code")).toString(),
+                 QStringLiteral("host_unreachable"));
     }
 
     void unknownHostKeyIsRefused() {
@@ -363,6 +369,18 @@ private Q_SLOTS:
         const QString output = r.object().value(QStringLiteral("output")).toString();
         QCOMPARE(output,
                  QStringLiteral("%1\n%2\n%3\n1\n").arg(m_remote.user(), m_remote.home(), project));
+
+        // A working directory that host does not have: the turn fails and says so.
+        r = rig.createAgent(QStringLiteral("remote-lost"),
+                            {{hk::Host, QStringLiteral("box")},
+                             {QStringLiteral("cwd"), QStringLiteral("/nonexistent/flotilla-dir")}});
+        QCOMPARE(r.status, 201);
+        const QString lost = r.object().value(QStringLiteral("id")).toString();
+        rig.send(QStringLiteral("hello?"), lost);
+        QVERIFY(rig.waitStatus(QStringLiteral("error"), 30000, lost));
+        const QString why = rig.agent(lost).value(QStringLiteral("lastError")).toString();
+        QVERIFY2(why.contains(QStringLiteral("no directory /nonexistent/flotilla-dir")),
+                 qPrintable(why));
     }
 
     // The link dies mid-turn: the turn fails as "host unreachable", the link comes back by
