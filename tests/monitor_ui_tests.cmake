@@ -36,6 +36,8 @@ flotilla_monitor_ui_test(tst_monitor_ui_dialogs)
 flotilla_monitor_ui_test(tst_monitor_ui_agents)
 # A connection an agent's allow-list sandbox refused, in its conversation and the table.
 flotilla_monitor_ui_test(tst_monitor_ui_sandbox)
+# Hosts: the Hosts view, the agents' Host column and filter, the host in the new-agent dialog.
+flotilla_monitor_ui_test(tst_monitor_ui_hosts)
 flotilla_monitor_ui_test(tst_monitor_ui_conversation)
 flotilla_monitor_ui_test(tst_monitor_inbox)
 flotilla_monitor_ui_test(tst_monitor_ui_changes)

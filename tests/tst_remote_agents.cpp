@@ -12,6 +12,7 @@
 
 #include <QDirIterator>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <algorithm>
@@ -86,6 +87,16 @@ private:
                 {QStringLiteral("ssh"), m_remote.destination()},
                 {QStringLiteral("claudeBin"), m_remote.claudeBin()},
                 {QStringLiteral("codexBin"), m_remote.codexBin()}};
+    }
+    // How many of the remote account's processes have `text` in their command line (pgrep reads
+    // a regular expression).
+    int remoteProcesses(const QString &text) const {
+        QProcess pgrep;
+        pgrep.start(QStringLiteral("pgrep"),
+                    {QStringLiteral("-c"), QStringLiteral("-u"), m_remote.user(),
+                     QStringLiteral("-f"), QRegularExpression::escape(text)});
+        pgrep.waitForFinished(5000);
+        return pgrep.readAllStandardOutput().trimmed().toInt();
     }
     static QString state(AgentRig &rig, const QString &host) {
         return rig.http.get(rig.svc->url(QStringLiteral("/api/hosts/") + host))
@@ -245,9 +256,9 @@ private Q_SLOTS:
                                      .contains(QStringLiteral("host unreachable")),
                                  20000);
         QCOMPARE(rig.model().requestCount(), 0);
-        r = rig.http.post(rig.svc->url(QStringLiteral("/api/exec")),
-                          {{QStringLiteral("agentId"), id},
-                           {QStringLiteral("command"), QStringLiteral("true")}});
+        r = rig.http.post(
+            rig.svc->url(QStringLiteral("/api/exec")),
+            {{QStringLiteral("agentId"), id}, {QStringLiteral("command"), QStringLiteral("true")}});
         QCOMPARE(r.status, 503);
         QCOMPARE(r.object().value(QStringLiteral("code")).toString(),
                  QStringLiteral("host_unreachable"));
@@ -381,6 +392,53 @@ private Q_SLOTS:
         const QString why = rig.agent(lost).value(QStringLiteral("lastError")).toString();
         QVERIFY2(why.contains(QStringLiteral("no directory /nonexistent/flotilla-dir")),
                  qPrintable(why));
+    }
+
+    // Stopping a remote agent mid-command ends the command there (its group gets the signal over
+    // the link, not just an EOF), and so does an exec task's timeout.
+    void stopEndsTheCommandThere() {
+        AgentRig rig(useSshConfig(m_remote.sshConfig()));
+        QVERIFY(rig.start());
+        QVERIFY(m_remote.writeHomeFile(QStringLiteral("stop/README"), "hi\n"));
+        QCOMPARE(
+            rig.http
+                .post(rig.svc->url(QStringLiteral("/api/hosts")), hostBody(QStringLiteral("box")))
+                .status,
+            201);
+        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("box")), QStringLiteral("connected"),
+                                  20000);
+        HttpResponse r = rig.createAgent(
+            QStringLiteral("remote-stop"),
+            {{hk::Host, QStringLiteral("box")},
+             {QStringLiteral("cwd"), QString(m_remote.home() + QStringLiteral("/stop"))},
+             {QStringLiteral("permissionMode"), QStringLiteral("auto")}});
+        QCOMPARE(r.status, 201);
+        const QString id = r.object().value(QStringLiteral("id")).toString();
+        // (Claude Code refuses a standalone `sleep`; a long-running program is what matters.)
+        const QString marker = QStringLiteral("time.sleep(307)");
+        rig.model().queueCommand(QStringLiteral("python3 -c 'import time; time.sleep(307)'"));
+        rig.model().queueText(QStringLiteral("never"));
+        rig.send(QStringLiteral("wait a while"), id);
+        QTRY_VERIFY2_WITH_TIMEOUT(remoteProcesses(marker) > 0,
+                                  qPrintable(QStringLiteral("requests %1, output: %2")
+                                                 .arg(rig.model().requestCount())
+                                                 .arg(rig.streamedText(id))),
+                                  60000);
+        r = rig.http.post(rig.svc->url(QStringLiteral("/api/agents/bulk/stop")),
+                          {{QStringLiteral("agentIds"), QJsonArray{id}}});
+        QCOMPARE(r.status, 200);
+        QVERIFY(rig.waitStatus(QStringLiteral("stopped"), 30000, id));
+        QTRY_COMPARE_WITH_TIMEOUT(remoteProcesses(marker), 0, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(remoteProcesses(QStringLiteral("claude")), 0, 20000);
+
+        const QString execMarker = QStringLiteral("sleep 308");
+        r = rig.http.post(rig.svc->url(QStringLiteral("/api/exec")),
+                          {{QStringLiteral("agentId"), id},
+                           {QStringLiteral("command"), execMarker},
+                           {QStringLiteral("timeoutMs"), 1500}});
+        QCOMPARE(r.status, 200);
+        QVERIFY(r.object().value(QStringLiteral("timedOut")).toBool());
+        QTRY_COMPARE_WITH_TIMEOUT(remoteProcesses(execMarker), 0, 20000);
     }
 
     // The link dies mid-turn: the turn fails as "host unreachable", the link comes back by

@@ -64,6 +64,7 @@ private Q_SLOTS:
         QTest::newRow("signin") << QStringLiteral("/signin");
         QTest::newRow("library") << QStringLiteral("/library");
         QTest::newRow("library section") << QStringLiteral("/library/skills");
+        QTest::newRow("hosts") << QStringLiteral("/hosts");
     }
 
     void pageAndClientRoutes() {

@@ -22,3 +22,6 @@ flotilla_browser_test(tst_web_tls)
 # What shapes agents on the page: the library (classes with icons, skills, prompts, hooks,
 # buildings), the new-agent form, the agent's header and the saved-prompts picker.
 flotilla_browser_test(tst_web_shaping)
+# Hosts on the page: the agents' host badge and filter, the Hosts view (state, error, check, add,
+# edit, remove, the 409 of a host in use) and the host in the new-agent form.
+flotilla_browser_test(tst_web_hosts)

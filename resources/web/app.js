@@ -8,6 +8,7 @@ import {agentsView, connectionView, inboxView, loadTasks, notificationsView, sig
 import {conversationView} from './conversation.js';
 import {loadCatalog} from './catalog.js';
 import {libraryView} from './library.js';
+import {hostsView, loadHosts} from './hosts.js';
 
 const main = document.getElementById('main');
 const linkState = document.getElementById('link-state');
@@ -20,6 +21,7 @@ const routes = [
   {pattern: /^\/notifications$/, view: notificationsView, section: 'notifications'},
   {pattern: /^\/tasks$/, view: tasksView, section: 'tasks'},
   {pattern: /^\/library(?:\/([^/]+))?$/, view: libraryView, section: 'library', keys: ['section']},
+  {pattern: /^\/hosts$/, view: hostsView, section: 'hosts'},
 ];
 
 // 'signin' | 'connecting' | 'lost' | 'ready'
@@ -186,9 +188,10 @@ conn.addEventListener('open', async () => {
   }
   await health;
   setPhase('ready');
-  // Classes (icons beside agents), skills, prompts, hooks and buildings: the views fill in as
-  // each arrives.
+  // Classes (icons beside agents), skills, prompts, hooks, buildings and hosts: the views fill
+  // in as each arrives.
   loadCatalog();
+  loadHosts();
   loadTasks().then((tasks) => { for (const t of tasks) if (!state.tasks.has(t.taskId)) addTask(t); });
 });
 conn.addEventListener('close', () => {

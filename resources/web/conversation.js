@@ -4,6 +4,7 @@
 import {api} from './api.js';
 import {listOf} from './catalog.js';
 import {clip, formatTime, formatTokens, formatUsd, h, toolSummary} from './dom.js';
+import {LOCAL, hostOf, hostText} from './hosts.js';
 import {classIcon} from './icons.js';
 import {mcpSummary, toolTitle} from './mcp.js';
 import {renderMarkdown} from './markdown.js';
@@ -87,6 +88,7 @@ export function conversationView(main, params, ctx) {
   const budget = h('span', {id: 'agent-budget', class: 'budget'});
   const processState = h('span', {id: 'agent-process', class: 'muted'});
   const sandbox = h('span', {id: 'agent-sandbox', class: 'muted'});
+  const host = h('span', {id: 'agent-host'});
   const stop = h('button', {type: 'button', class: 'deny', id: 'stop-agent', onclick: () => {
     if (!ctx.conn.send('stop_agent', {agentId})) ctx.toast('Not connected.', 'error');
   }}, 'Stop');
@@ -106,7 +108,7 @@ export function conversationView(main, params, ctx) {
       h('a', {href: '/', 'data-nav': true, class: 'back', 'aria-label': 'Back to agents'}, '‹'),
       icon, title, status, stop),
     shape,
-    h('p', {class: 'agent-meta'}, meta, sandbox, context, usage, budget, processState),
+    h('p', {class: 'agent-meta'}, host, meta, sandbox, context, usage, budget, processState),
     log, requests, form));
   log.append(older);
 
@@ -156,6 +158,10 @@ export function conversationView(main, params, ctx) {
     status.replaceChildren(statusBadge(a.status));
     meta.textContent = `${a.provider || 'claude'} · ${a.model || ''} · ${a.cwd || ''}` +
       (a.currentTool ? ` · tool: ${a.currentTool}` : '');
+    const on = hostOf(a);
+    host.replaceChildren(on === LOCAL ? '' : h('a', {href: '/hosts', 'data-nav': true}, 'Host ' + hostText(on)));
+    host.dataset.state = (state.hosts.get(on) || {}).state || '';
+    host.hidden = on === LOCAL;
     sandbox.textContent = sandboxText(a);
     sandbox.hidden = !sandbox.textContent;
     context.replaceChildren(contextMeter(a));
@@ -382,6 +388,7 @@ export function conversationView(main, params, ctx) {
     subscribe('blocked:' + agentId, onBlocked),
     subscribe('agent:' + agentId, renderHead),
     subscribe('agents', renderHead),
+    subscribe('hosts', renderHead),
     subscribe('requests', renderRequests),
     subscribe('classes', renderHead),
     subscribe('skills', renderHead),

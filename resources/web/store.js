@@ -12,6 +12,8 @@ export const state = {
   // agentId -> {count, last: 'host:port'}: connections the agent's sandbox refused while this
   // page watched (sandbox_blocked; the service keeps no count, its decision log has each).
   blocked: new Map(),
+  // name -> host (GET /api/hosts: 'local' first, then creation order), kept by host_* events.
+  hosts: new Map(),
 };
 
 const listeners = new Map(); // topic -> Set(fn)
@@ -41,6 +43,11 @@ export function setSandboxDefault(mode) {
   if (mode === state.sandboxDefault) return;
   state.sandboxDefault = mode;
   emit('agents');
+}
+
+export function setHosts(list) {
+  state.hosts = new Map(list.map((x) => [x.name, x]));
+  emit('hosts');
 }
 
 export function setRequests(list) {
@@ -115,6 +122,9 @@ const handlers = {
     emit('agents');
     emit('blocked:' + p.agentId, where);
   },
+  host_created: (x) => { state.hosts.set(x.name, x); emit('hosts'); },
+  host_updated: (x) => { state.hosts.set(x.name, x); emit('hosts'); },
+  host_deleted: ({name}) => { if (state.hosts.delete(name)) emit('hosts'); },
   error: (p) => emit('server-error', p),
 };
 

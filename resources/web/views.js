@@ -5,6 +5,7 @@ import {newAgentForm} from './agentform.js';
 import {api} from './api.js';
 import {changePreview} from './change.js';
 import {clear, clip, formatTime, formatTokens, formatUsd, h, toolSummary} from './dom.js';
+import {hostBadge, hostNames, hostOf, listFilter} from './hosts.js';
 import {classIcon} from './icons.js';
 import {runningTasks, state, subscribe} from './store.js';
 
@@ -137,6 +138,11 @@ let filterText = '';
 export function agentsView(main, params, ctx) {
   const input = h('input', {type: 'search', id: 'agent-filter', placeholder: 'Filter by name, status, provider…',
     'aria-label': 'Filter agents', value: filterText, autocomplete: 'off'});
+  // Which machine's agents: shown once there is more than this one to choose from.
+  const hostSelect = h('select', {id: 'agent-host-filter', 'aria-label': 'Host', onchange: () => {
+    listFilter.host = hostSelect.value;
+    render();
+  }});
   const list = h('ul', {class: 'agents', id: 'agent-list', 'aria-label': 'Agents'});
   const summary = h('p', {class: 'muted summary', 'aria-live': 'polite'});
   const formBox = h('div');
@@ -146,14 +152,23 @@ export function agentsView(main, params, ctx) {
     add.hidden = true;
   }}, 'New agent');
   main.append(h('section', {class: 'view'},
-    h('div', {class: 'view-head'}, h('h1', null, 'Agents'), input, add), formBox, summary, list));
+    h('div', {class: 'view-head'}, h('h1', null, 'Agents'), input, hostSelect, add), formBox, summary, list));
 
   const render = () => {
+    const names = hostNames();
+    if (!names.includes(listFilter.host)) listFilter.host = '';
+    if (hostSelect.dataset.names !== names.join(' ')) { // not rebuilt under an open picker
+      hostSelect.dataset.names = names.join(' ');
+      hostSelect.replaceChildren(h('option', {value: ''}, 'All hosts'), ...names.map((n) => h('option', {value: n}, n)));
+    }
+    hostSelect.value = listFilter.host;
+    hostSelect.hidden = names.length < 2;
     const words = filterText.toLowerCase().split(/\s+/).filter(Boolean);
     const agents = [...state.agents.values()];
     const shown = agents.filter((a) => {
-      const hay = [a.name, a.status, a.provider, a.model, a.class, a.currentTask, a.currentTool, a.taskLabel, a.cwd]
-        .join(' ').toLowerCase();
+      if (listFilter.host && hostOf(a) !== listFilter.host) return false;
+      const hay = [a.name, a.status, a.provider, a.model, a.class, a.currentTask, a.currentTool, a.taskLabel, a.cwd,
+        hostOf(a)].join(' ').toLowerCase();
       return words.every((w) => hay.includes(w));
     });
     clear(list);
@@ -167,7 +182,12 @@ export function agentsView(main, params, ctx) {
   };
   input.addEventListener('input', () => { filterText = input.value; render(); });
   render();
-  const offs = ['agents', 'classes'].map((t) => subscribe(t, render));
+  // A retrying host changes state often: its badges change in place, the rows (links) stay.
+  const onHosts = () => {
+    if (hostSelect.dataset.names !== hostNames().join(' ')) return render();
+    for (const b of list.querySelectorAll('.badge.host')) b.replaceWith(hostBadge({host: b.dataset.host}));
+  };
+  const offs = [...['agents', 'classes'].map((t) => subscribe(t, render)), subscribe('hosts', onHosts)];
   return () => { for (const off of offs) off(); };
 }
 
@@ -182,6 +202,7 @@ function agentRow(a) {
         h('strong', {class: 'agent-name'}, a.name),
         statusBadge(a.status),
         isSandboxed(a) ? h('span', {class: 'badge sandbox', title: sandboxText(a)}, 'Sandboxed') : null,
+        hostBadge(a),
         blockedBadge(a),
         h('span', {class: 'provider'}, `${a.provider || 'claude'} · ${a.model || ''}`)),
       doing ? h('span', {class: 'doing'}, doing) : null,

@@ -1,8 +1,10 @@
 #include "core/AgentsModel.h"
 
+#include "core/HostsModel.h"
 #include "core/MonitorLog.h"
 #include "core/SandboxText.h"
 #include "core/UsageText.h"
+#include "protocol/HostNames.h"
 #include "protocol/SandboxNames.h"
 #include "protocol/UsageNames.h"
 #include "protocol/WireNames.h"
@@ -41,6 +43,7 @@ int columnOfKey(const QString &key) {
         // The badge and tooltip on the name (the permission mode picks the default sandbox).
         {QString(::flotilla::wire::sandbox::key::Sandbox), AgentsModel::Name},
         {QString(k::PermissionMode), AgentsModel::Name},
+        {QString(::flotilla::wire::host::key::Host), AgentsModel::Host},
     };
     return columns.value(key, -1);
 }
@@ -165,6 +168,8 @@ QVariant AgentsModel::data(const QModelIndex &index, int role) const {
     }
     case Service:
         return m_serviceName;
+    case Host:
+        return hostOfAgent(a);
     case Usage: { // "$0.0123 · 12k tok", and the budget's mark
         const QString budget = budgetLine(a);
         QString cell = usageCell(a);
@@ -200,6 +205,8 @@ QVariant AgentsModel::headerData(int section, Qt::Orientation orientation, int r
         return tr("Usage");
     case Service:
         return tr("Service");
+    case Host:
+        return tr("Host");
     default:
         return {};
     }

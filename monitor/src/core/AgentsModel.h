@@ -26,6 +26,7 @@ public:
         Task,
         Usage,
         Service,
+        Host, // last, so the columns before it keep their indexes (and saved header states)
         ColumnCount
     };
     enum Role {

@@ -48,6 +48,17 @@ MonitorSession::MonitorSession(QString configDir, QObject *parent)
     connect(&m_client, &client::ServiceClient::eventReceived, this, &MonitorSession::onEvent);
     connect(&m_client, &client::ServiceClient::stateChanged, this, &MonitorSession::onStateChanged);
     connect(&m_tunnel, &SshTunnel::stateChanged, this, &MonitorSession::onTunnelStateChanged);
+    // The service sends no event when a host's number of agents changes: count them here.
+    connect(&m_agents, &QAbstractItemModel::rowsInserted, this,
+            &MonitorSession::countAgentsOnHosts);
+    connect(&m_agents, &QAbstractItemModel::rowsRemoved, this, &MonitorSession::countAgentsOnHosts);
+    connect(&m_agents, &QAbstractItemModel::modelReset, this, &MonitorSession::countAgentsOnHosts);
+    connect(&m_agents, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
+                if (topLeft.column() <= AgentsModel::Host &&
+                    bottomRight.column() >= AgentsModel::Host)
+                    countAgentsOnHosts();
+            });
 }
 
 MonitorSession::~MonitorSession() = default;
@@ -90,6 +101,7 @@ void MonitorSession::onStateChanged(ConnectionState state) {
              });
         loadSystemPrompt();
         loadSandboxDefault();
+        loadHosts();
         m_shaping.onConnected();
         if (!m_selectedBoss.isEmpty())
             selectBoss(m_selectedBoss);

@@ -6,6 +6,7 @@
 
 #include "client/ServiceClient.h"
 #include "core/AgentsModel.h"
+#include "core/HostsModel.h"
 #include "core/ListModels.h"
 #include "core/ShapingCatalog.h"
 #include "core/SshTunnel.h"
@@ -50,6 +51,9 @@ public:
     QString systemPrompt() const { return m_systemPrompt; }
     // Classes, skills, saved prompts, hooks and buildings (loaded on first use, kept by events).
     ShapingCatalog &shaping() { return m_shaping; }
+    // The machines agents run on (SessionHosts.cpp): loaded on every connection, kept by the
+    // host_* events, each with the agents this session sees on it.
+    HostsModel &hosts() { return m_hosts; }
 
     using Done = client::ServiceClient::Callback;
     void createAgent(const QJsonObject &fields, Done done = {}); // POST /api/agents
@@ -88,6 +92,11 @@ public:
                     Done done = {});
     void mergeAgent(const QString &agentId, const QString &strategy, const QString &message,
                     Done done);
+    // Hosts (SessionHosts.cpp). A refusal is the caller's to show (a host in use names its
+    // agents); the answer's host is put in hosts() at once, the check's answer beside it.
+    void createHost(const QJsonObject &fields, Done done = {}); // POST /api/hosts
+    void deleteHost(const QString &name, Done done = {});       // DELETE /api/hosts/:name
+    void checkHost(const QString &name, Done done = {});        // POST /api/hosts/:name/check
 
 Q_SIGNALS:
     void stateChanged(flotilla::client::ConnectionState state);
@@ -129,6 +138,10 @@ private:
     void onWorktreeDiffChanged(const QJsonValue &payload);
     // sandbox_blocked: a line in the agent's conversation and a count on its row.
     void onSandboxBlocked(const QJsonValue &payload);
+    void onHostChanged(const QJsonValue &payload); // host_created, host_updated
+    void onHostDeleted(const QJsonValue &payload);
+    void loadHosts(); // GET /api/hosts, on every connection
+    void countAgentsOnHosts();
     // A turn that started (currentTask set) or ended shows in the agent's conversation.
     void followTurn(const QString &agentId, const QJsonObject &agentFields);
     void onIgnored(const QJsonValue &payload);
@@ -176,6 +189,11 @@ private:
     int m_taskLingerMs = 60000;
     QString m_systemPrompt;
     QString m_selectedBoss;
+    HostsModel m_hosts;
+    // Host events that came while GET /api/hosts was on its way: applied again over its answer,
+    // which may have been read before them. {deleted, payload}
+    QList<QPair<bool, QJsonObject>> m_hostsPending;
+    bool m_hostsLoading = false;
 };
 
 } // namespace flotilla::monitor

@@ -6,6 +6,7 @@
 #include "core/SandboxText.h"
 #include "protocol/BossNames.h"
 #include "protocol/ExecNames.h"
+#include "protocol/HostNames.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/PermissionNames.h"
 #include "protocol/SandboxNames.h"
@@ -52,6 +53,9 @@ const QHash<QString, MonitorSession::Handler> &MonitorSession::handlers() {
          &MonitorSession::onSandboxBlocked},
         {QString(::flotilla::wire::worktree::msg::WorktreeDiffChanged),
          &MonitorSession::onWorktreeDiffChanged},
+        {QString(::flotilla::wire::host::msg::HostCreated), &MonitorSession::onHostChanged},
+        {QString(::flotilla::wire::host::msg::HostUpdated), &MonitorSession::onHostChanged},
+        {QString(::flotilla::wire::host::msg::HostDeleted), &MonitorSession::onHostDeleted},
         // Known, and nothing to show for them in the monitor (yet): agent changes they imply
         // arrive as agent_updated; the work plan view is not built.
         {QString(m::Pong), &MonitorSession::onIgnored},

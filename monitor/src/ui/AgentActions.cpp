@@ -1,6 +1,7 @@
 #include "ui/AgentActions.h"
 
 #include "core/MonitorSession.h"
+#include "protocol/HostNames.h"
 #include "protocol/ShapingNames.h"
 #include "ui/AgentsView.h"
 #include "ui/ClassBadge.h"
@@ -106,6 +107,7 @@ void AgentActions::createAgent() {
         d->setAreas(areas);
     });
     offerShaping(dialog);
+    offerHosts(dialog);
     connect(dialog, &NewAgentDialog::createRequested, this, [this, d](const QJsonObject &fields) {
         d->setEnabled(false);
         const QString areaId = d->areaId();
@@ -184,6 +186,25 @@ void AgentActions::offerShaping(NewAgentDialog *dialog) {
     }
     // An icon that arrives later.
     connect(&catalog, &ShapingCatalog::classChanged, dialog, fillClasses);
+}
+
+// The service's hosts with their state, as they are and as they change while the dialog is open.
+void AgentActions::offerHosts(NewAgentDialog *dialog) {
+    namespace hk = ::flotilla::wire::host::key;
+    const HostsModel &hosts = m_session.hosts();
+    auto fill = [dialog, &hosts] {
+        QList<QPair<QString, QString>> choices;
+        for (const QString &name : hosts.names()) {
+            const QString state = hosts.host(name).value(hk::State).toString();
+            choices.append({name, state.isEmpty() ? name : tr("%1 (%2)").arg(name, state)});
+        }
+        dialog->setHosts(choices);
+    };
+    fill();
+    connect(&hosts, &QAbstractItemModel::rowsInserted, dialog, fill);
+    connect(&hosts, &QAbstractItemModel::rowsRemoved, dialog, fill);
+    connect(&hosts, &QAbstractItemModel::dataChanged, dialog, fill);
+    connect(&hosts, &QAbstractItemModel::modelReset, dialog, fill);
 }
 
 void AgentActions::deleteSelected() {

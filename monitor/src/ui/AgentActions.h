@@ -51,6 +51,7 @@ Q_SIGNALS:
 private:
     void updateEnabled();
     void offerShaping(NewAgentDialog *dialog);
+    void offerHosts(NewAgentDialog *dialog);
     QString describe(const QStringList &ids) const; // "agent-1, agent-2 and 3 more"
     // The selected agents grouped by their service, in selection order.
     QList<QPair<MonitorSession *, QStringList>> bySession(const QStringList &ids) const;

@@ -20,6 +20,21 @@ AgentsProxy::AgentsProxy(QObject *parent)
     setDynamicSortFilter(true);
 }
 
+void AgentsProxy::setHostFilter(const QString &host) {
+    if (host == m_host)
+        return;
+    m_host = host;
+    invalidateRowsFilter();
+}
+
+bool AgentsProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const {
+    if (!m_host.isEmpty() &&
+        sourceModel()->index(sourceRow, AgentsModel::Host, sourceParent).data().toString() !=
+            m_host)
+        return false;
+    return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+}
+
 QColor AgentsProxy::statusColour(const QString &status) {
     if (status == QLatin1String("working"))
         return {0x1e, 0x88, 0xe5};

@@ -1,13 +1,17 @@
 #include "ui/AgentsView.h"
 
 #include "core/AgentsModel.h"
+#include "core/HostsModel.h"
 #include "ui/AgentsProxy.h"
 #include "ui/ContextBarDelegate.h"
 
+#include <QComboBox>
 #include <QConcatenateTablesProxyModel>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -19,13 +23,21 @@ AgentsView::AgentsView(AgentsModel &model, QWidget *parent)
     , m_all(new QConcatenateTablesProxyModel(this))
     , m_proxy(new AgentsProxy(this))
     , m_filter(new QLineEdit(this))
+    , m_hostFilter(new QComboBox(this))
     , m_table(new QTableView(this)) {
     m_all->addSourceModel(&model);
     m_proxy->setSourceModel(m_all);
     m_filter->setObjectName(QStringLiteral("agentFilter"));
-    m_filter->setPlaceholderText(tr("Filter agents (Ctrl+F): name, class, status, tool, task"));
+    m_filter->setPlaceholderText(
+        tr("Filter agents (Ctrl+F): name, class, status, tool, task, host"));
     m_filter->setClearButtonEnabled(true);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &AgentsProxy::setFilterFixedString);
+    m_hostFilter->setObjectName(QStringLiteral("hostFilter"));
+    m_hostFilter->setToolTip(tr("Show the agents of one host only"));
+    m_hostFilter->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_hostFilter->hide(); // until the service has a host besides "local"
+    connect(m_hostFilter, &QComboBox::currentIndexChanged, this,
+            [this] { m_proxy->setHostFilter(m_hostFilter->currentData().toString()); });
 
     m_table->setObjectName(QStringLiteral("agentsTable"));
     m_table->setModel(m_proxy);
@@ -49,11 +61,20 @@ AgentsView::AgentsView(AgentsModel &model, QWidget *parent)
     m_table->setColumnWidth(AgentsModel::Context, 120);
     m_table->setColumnWidth(AgentsModel::Task, 160);
     m_table->setColumnWidth(AgentsModel::Usage, 150);
+    m_table->setColumnWidth(AgentsModel::Host, 90);
     m_table->setColumnHidden(AgentsModel::Service, true); // one service: nothing to tell apart
+    m_table->setColumnHidden(AgentsModel::Host, true);    // until there is a host besides "local"
+    // The host is the model's last column (see AgentsModel::Host); it reads best by the provider.
+    QHeaderView *header = m_table->horizontalHeader();
+    header->moveSection(header->visualIndex(AgentsModel::Host),
+                        header->visualIndex(AgentsModel::Status));
 
+    auto *filters = new QHBoxLayout;
+    filters->addWidget(m_filter, 1);
+    filters->addWidget(m_hostFilter);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_filter);
+    layout->addLayout(filters);
     layout->addWidget(m_table);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -87,6 +108,34 @@ void AgentsView::removeModel(AgentsModel &model) {
     m_models.removeAll(&model);
     m_table->setColumnHidden(AgentsModel::Service, m_models.size() == 1);
     restoreSelection();
+}
+
+void AgentsView::setHostsModel(const HostsModel &hosts) {
+    m_hosts = &hosts;
+    connect(&hosts, &QAbstractItemModel::rowsInserted, this, &AgentsView::fillHostFilter);
+    connect(&hosts, &QAbstractItemModel::rowsRemoved, this, &AgentsView::fillHostFilter);
+    connect(&hosts, &QAbstractItemModel::modelReset, this, &AgentsView::fillHostFilter);
+    fillHostFilter();
+}
+
+void AgentsView::fillHostFilter() {
+    const QString keep = m_hostFilter->currentData().toString();
+    const QStringList names = m_hosts ? m_hosts->names() : QStringList();
+    {
+        const QSignalBlocker quiet(m_hostFilter);
+        m_hostFilter->clear();
+        m_hostFilter->addItem(tr("All hosts"), QString());
+        for (const QString &name : names)
+            m_hostFilter->addItem(name, name);
+        const int at = m_hostFilter->findData(keep);
+        m_hostFilter->setCurrentIndex(at < 0 ? 0 : at);
+    }
+    // A host filtered on that is gone: every agent again.
+    m_proxy->setHostFilter(m_hostFilter->currentData().toString());
+    // One host only ("local"): nothing to choose between or to tell apart, as with one service.
+    const bool several = names.size() > 1;
+    m_hostFilter->setVisible(several);
+    m_table->setColumnHidden(AgentsModel::Host, !several);
 }
 
 QModelIndex AgentsView::proxyIndexOf(const QString &agentId) const {

@@ -10,6 +10,7 @@
 #include "ui/ConnectionStatusLabel.h"
 #include "ui/CredentialStore.h"
 #include "ui/ExtraServices.h"
+#include "ui/HostsDialog.h"
 #include "ui/InboxPanel.h"
 #include "ui/LibraryWindow.h"
 #include "ui/NotificationsPanel.h"
@@ -98,6 +99,7 @@ MainWindow::MainWindow(MonitorSession &session, CredentialStore &credentials, QW
         ExtraServices::Deps{*m_agents, *m_panes, *m_inbox, *m_tray, *statusBar(), m_credentials});
     connect(m_extra.get(), &ExtraServices::changed, this, &MainWindow::updateCounts);
     m_actions->setResolver([this](const QString &id) { return sessionOf(id); });
+    m_agents->setHostsModel(m_session.hosts());
 
     connect(m_agents, &AgentsView::currentAgentChanged, this, &MainWindow::showAgent);
     connect(m_agents, &AgentsView::currentAgentChanged, m_boss, &BossPanel::setCurrentAgent);
@@ -282,6 +284,9 @@ void MainWindow::buildMenus() {
     add(view, tr("&Library: classes, skills, prompts, hooks, buildings"),
         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L), QStringLiteral("actionLibrary"),
         [this] { showLibrary(); });
+    add(view, tr("&Hosts: the machines agents run on"),
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H), QStringLiteral("actionHosts"),
+        [this] { showHosts(); });
     view->addSeparator();
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
@@ -313,6 +318,19 @@ void MainWindow::showLibrary() {
     w->show();
     w->raise();
     w->activateWindow();
+}
+
+HostsDialog *MainWindow::hosts() {
+    if (!m_hosts)
+        m_hosts = new HostsDialog(m_session, this);
+    return m_hosts;
+}
+
+void MainWindow::showHosts() {
+    HostsDialog *d = hosts();
+    d->show();
+    d->raise();
+    d->activateWindow();
 }
 
 void MainWindow::showShortcuts() {

@@ -28,6 +28,7 @@ class BossPanel;
 class ConnectionStatusLabel;
 class CredentialStore;
 class ExtraServices;
+class HostsDialog;
 class InboxPanel;
 class LibraryWindow;
 class NotificationsPanel;
@@ -64,6 +65,10 @@ public:
     // made on first use; showLibrary() also shows and raises it.
     LibraryWindow *library();
     void showLibrary();
+    // The Hosts view of the first service (View > Hosts), made on first use; showHosts() also
+    // shows and raises it.
+    HostsDialog *hosts();
+    void showHosts();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -95,6 +100,7 @@ private:
     ConnectionStatusLabel *m_connection;
     std::unique_ptr<ExtraServices> m_extra; // destroyed before the widgets it placed
     LibraryWindow *m_library = nullptr;     // a child window, made on first use
+    HostsDialog *m_hosts = nullptr;         // likewise
     QLabel *m_counts;
     QList<QAction *> m_windowActions;
     QList<QDockWidget *> m_defaultDocks; // inbox, then the tabs under it: their default sizes

@@ -1,5 +1,6 @@
 #include "ui/NewAgentDialog.h"
 
+#include "protocol/HostNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/WireNames.h"
 
@@ -18,6 +19,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -26,15 +28,24 @@ namespace flotilla::monitor::ui {
 namespace provider = ::flotilla::wire::provider;
 namespace k = ::flotilla::wire::key;
 namespace sk = ::flotilla::wire::shaping::key;
+namespace host = ::flotilla::wire::host;
 
 namespace {
 const QString kLastCwd = QStringLiteral("newAgent/lastCwd");
+
+// Where the last directory on `name` is remembered: this machine's under the key it always had.
+QString lastCwdKey(const QString &name) {
+    return name == host::Local ? kLastCwd : kLastCwd + QLatin1Char('/') + name;
+}
 } // namespace
 
 NewAgentDialog::NewAgentDialog(QWidget *parent)
     : QDialog(parent)
     , m_name(new QLineEdit(this))
+    , m_host(new QComboBox(this))
+    , m_shownHost(host::Local)
     , m_cwd(new QLineEdit(this))
+    , m_browse(new QPushButton(tr("&Browse..."), this))
     , m_class(new QComboBox(this))
     , m_provider(new QComboBox(this))
     , m_model(new QComboBox(this))
@@ -57,6 +68,10 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     m_cwd->setObjectName(QStringLiteral("agentCwd"));
     m_name->setMaxLength(100);
     m_cwd->setText(QSettings().value(kLastCwd, QDir::homePath()).toString());
+    m_host->setObjectName(QStringLiteral("agentHost"));
+    m_host->setToolTip(tr("The machine the agent's CLI runs on"));
+    setHosts({});
+    connect(m_host, &QComboBox::currentIndexChanged, this, &NewAgentDialog::hostChosen);
     m_class->setEditable(true);
     m_class->setObjectName(QStringLiteral("agentClass"));
     m_class->setIconSize(QSize(16, 16));
@@ -119,8 +134,8 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     m_error->setWordWrap(true);
     m_error->hide();
 
-    auto *browse = new QPushButton(tr("&Browse..."), this);
-    connect(browse, &QPushButton::clicked, this, [this] {
+    m_browse->setObjectName(QStringLiteral("agentBrowse"));
+    connect(m_browse, &QPushButton::clicked, this, [this] {
         const QString dir =
             QFileDialog::getExistingDirectory(this, tr("Working directory"), m_cwd->text());
         if (!dir.isEmpty())
@@ -128,9 +143,10 @@ NewAgentDialog::NewAgentDialog(QWidget *parent)
     });
     auto *cwdRow = new QHBoxLayout;
     cwdRow->addWidget(m_cwd, 1);
-    cwdRow->addWidget(browse);
+    cwdRow->addWidget(m_browse);
     auto *form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("&Host:"), m_host);
     auto *cwdLabel = new QLabel(tr("&Working directory:"), this);
     cwdLabel->setBuddy(m_cwd); // a row of a layout gets no buddy by itself
     form->addRow(cwdLabel, cwdRow);
@@ -168,6 +184,8 @@ QJsonObject NewAgentDialog::fields() const {
                   {QStringLiteral("cwd"), m_cwd->text().trimmed()},
                   {QStringLiteral("provider"), m_provider->currentData().toString()},
                   {QStringLiteral("permissionMode"), m_permission->currentData().toString()}};
+    if (host() != host::Local) // absent: this machine, as an older service expects
+        o.insert(host::key::Host, host());
     const QString cls = m_class->currentText().trimmed();
     if (!cls.isEmpty())
         o.insert(QStringLiteral("class"), cls);
@@ -214,6 +232,47 @@ void NewAgentDialog::setAreas(const QList<QPair<QString, QString>> &areas) {
         m_area->addItem(a.second, a.first);
     const int at = m_area->findData(keep);
     m_area->setCurrentIndex(at < 0 ? 0 : at);
+}
+
+void NewAgentDialog::setHosts(const QList<QPair<QString, QString>> &hosts) {
+    const QString keep = host();
+    const QSignalBlocker quiet(m_host); // the same host stays chosen: its cwd is kept as typed
+    m_host->clear();
+    m_host->addItem(QString(host::Local), QString(host::Local));
+    for (const auto &[name, label] : hosts) {
+        if (name != host::Local)
+            m_host->addItem(label, name);
+    }
+    const int at = m_host->findData(keep);
+    m_host->setCurrentIndex(at < 0 ? 0 : at);
+    if (host() != m_shownHost)
+        hostChosen(); // the chosen one is gone
+}
+
+QString NewAgentDialog::host() const {
+    const QString name = m_host->currentData().toString();
+    return name.isEmpty() ? QString(host::Local) : name;
+}
+
+void NewAgentDialog::hostChosen() {
+    const QString name = host();
+    if (name == m_shownHost)
+        return;
+    m_cwdOf.insert(m_shownHost, m_cwd->text());
+    m_shownHost = name;
+    const bool local = name == host::Local;
+    const QString fallback = local ? QDir::homePath() : QString();
+    m_cwd->setText(m_cwdOf.contains(name)
+                       ? m_cwdOf.value(name)
+                       : QSettings().value(lastCwdKey(name), fallback).toString());
+    // The directory is that machine's: this one's file dialog cannot pick it, and the service
+    // checks it there (the first turn fails when it is missing).
+    m_cwd->setPlaceholderText(local ? QString() : tr("an absolute directory on %1").arg(name));
+    m_browse->setEnabled(local);
+    // A worktree is made on this machine only (docs/api.md "Hosts").
+    if (!local)
+        m_worktree->setChecked(false);
+    m_worktree->setEnabled(local);
 }
 
 void NewAgentDialog::setClasses(const QList<ClassChoice> &classes) {
@@ -276,7 +335,7 @@ void NewAgentDialog::accept() {
         m_name->setFocus();
         return;
     }
-    QSettings().setValue(kLastCwd, m_cwd->text().trimmed());
+    QSettings().setValue(lastCwdKey(host()), m_cwd->text().trimmed());
     m_error->hide();
     Q_EMIT createRequested(fields());
 }

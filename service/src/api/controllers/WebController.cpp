@@ -12,7 +12,8 @@ QStringList pageRoutes() {
     return {QStringLiteral("/"),        QStringLiteral("/agents/:id"),
             QStringLiteral("/inbox"),   QStringLiteral("/notifications"),
             QStringLiteral("/tasks"),   QStringLiteral("/signin"),
-            QStringLiteral("/library"), QStringLiteral("/library/:section")};
+            QStringLiteral("/library"), QStringLiteral("/library/:section"),
+            QStringLiteral("/hosts")};
 }
 
 } // namespace

@@ -100,7 +100,10 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
     const Agent *agent = m_agents.find(agentId);
     if (!agent)
         return Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(agentId));
-    if (!QFileInfo(agent->cwd).isDir())
+    // (On another host the directory and the CLI are that machine's: its wrapper says when
+    // either is missing.)
+    const bool here = agent->host.isEmpty();
+    if (here && !QFileInfo(agent->cwd).isDir())
         return refuse(agentId, Error::invalid(c::InvalidValue,
                                               QStringLiteral("working directory %1 no longer "
                                                              "exists; recreate it or delete the "
@@ -111,7 +114,7 @@ Result<int> AgentRuntime::sendMessage(const QString &agentId, const QString &tex
     if (!provider)
         return refuse(agentId, Error{ErrorKind::Unavailable, c::ProviderUnavailable,
                                      noRuntimeFor(agent->provider)});
-    if (const QString why = provider->unavailableReason(); !why.isEmpty())
+    if (const QString why = here ? provider->unavailableReason() : QString(); !why.isEmpty())
         return refuse(agentId, Error{ErrorKind::Unavailable, c::CliUnavailable, why});
     // Its sandbox cannot start here (bwrap gone, namespaces off since it was created): refused
     // with the reason, never run unconfined.

@@ -26,6 +26,7 @@ LineProcess::~LineProcess() {
 void LineProcess::start(const LaunchPlan &plan) {
     m_process = new QProcess(this);
     m_sandboxed = plan.sandboxed;
+    m_remoteSignal = plan.remoteSignal;
     // Own group (a stop reaches the tool commands too), no orphan if flotillad dies, the
     // user's umask for the files the agent writes.
     applyLaunchPlan(*m_process, plan);
@@ -42,8 +43,10 @@ void LineProcess::start(const LaunchPlan &plan) {
             const QByteArray last = std::exchange(m_buffer, QByteArray());
             Q_EMIT lineReceived(last);
         }
-        // The group may outlive its leader (a tool command still running): end it.
-        killGroup(SIGKILL);
+        // The group may outlive its leader (a tool command still running): end it. (On another
+        // host the wrapper waits for its command: it ended with it.)
+        if (m_pgid > 0)
+            signalLaunched(m_pgid, m_sandboxed, SIGKILL);
         // A crash exit's code is the signal (waitid's si_status); bwrap reports its command's
         // signal N as the code 128+N.
         const ChildExit exit = decodeExit(m_sandboxed, code, int(status));
@@ -81,7 +84,11 @@ void LineProcess::stop(int graceMs) {
 }
 
 void LineProcess::killGroup(int signal) {
-    if (m_pgid > 0)
+    // On another host the command's own group is signalled there (over the link): a SIGTERM to
+    // the local ssh would only close its stdin. SIGKILL ends the local ssh too.
+    if (m_remoteSignal.isSet())
+        signalRemote(m_remoteSignal, signal);
+    if (m_pgid > 0 && (!m_remoteSignal.isSet() || signal == SIGKILL))
         signalLaunched(m_pgid, m_sandboxed, signal);
 }
 

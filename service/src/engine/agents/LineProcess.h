@@ -5,6 +5,8 @@
 // and dies with flotillad (base/ChildProcess.h). Its pipes are always drained: QProcess would
 // otherwise buffer without limit, so a line is capped and stderr is kept as a short tail.
 
+#include "base/RemoteLaunch.h"
+
 #include <QObject>
 #include <QProcessEnvironment>
 #include <QStringList>
@@ -56,6 +58,7 @@ private:
     bool m_stopRequested = false;
     qint64 m_pgid = 0;
     bool m_sandboxed = false;
+    RemoteSignal m_remoteSignal; // set when the CLI runs on another host
 };
 
 } // namespace flotilla

@@ -91,6 +91,7 @@ void ExecJob::start(const ExecSpec &spec, const ProcessLauncher &launcher) {
         return;
     }
     m_sandboxed = plan->sandboxed;
+    m_remoteSignal = plan->remoteSignal;
     // Own group (a kill reaches the shell's children too), no orphan if flotillad dies, the
     // user's umask; perhaps inside the agent's sandbox.
     applyLaunchPlan(*m_process, *plan);
@@ -135,7 +136,11 @@ void ExecJob::kill() {
 }
 
 void ExecJob::killGroup(int signal) {
-    if (m_pgid > 0)
+    // On another host the command's own group is signalled there (over the link): a SIGTERM to
+    // the local ssh would only close its stdin. SIGKILL ends the local ssh too.
+    if (m_remoteSignal.isSet())
+        signalRemote(m_remoteSignal, signal);
+    if (m_pgid > 0 && (!m_remoteSignal.isSet() || signal == SIGKILL))
         signalLaunched(m_pgid, m_sandboxed, signal);
 }
 
@@ -183,7 +188,8 @@ void ExecJob::onFinished(std::optional<int> exitCode, std::optional<int> signal)
     // outlives its task.
     read(false);
     read(true);
-    killGroup(SIGKILL);
+    if (m_pgid > 0) // (on another host the wrapper waited for its command: it ended with it)
+        signalLaunched(m_pgid, m_sandboxed, SIGKILL);
     for (bool isError : {false, true})
         deliver(isError, m_streams[isError].masker.finish(), true);
 

@@ -86,8 +86,9 @@ private:
     QProcess *m_process = nullptr;
     qint64 m_pgid = 0;
     bool m_sandboxed = false;
-    QString m_planError; // the launcher refused: nothing ran
-    Stream m_streams[2]; // [0] stdout, [1] stderr
+    RemoteSignal m_remoteSignal; // set when the command runs on another host
+    QString m_planError;         // the launcher refused: nothing ran
+    Stream m_streams[2];         // [0] stdout, [1] stderr
     ExecOutputStream *m_stream = nullptr;
     ExecOutcome m_outcome; // complete once the process ended; sent when the stream drained
     QByteArray m_tail;

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QHash>
+#include <QProcess>
 
 namespace flotilla {
 
@@ -11,7 +12,7 @@ namespace {
 // missing directory is the remote's 127 with a message, as a missing program is. The trap
 // removes the shipped files however the program ends (not on SIGKILL of the shell).
 const char *const kWrapper =
-    "umask 077; d=$1; c=$2; shift 2; mkdir -p \"$d\" || exit 127; "
+    "umask 077; d=$1; c=$2; shift 2; mkdir -p \"$d\" || exit 127; echo $$ >\"$d/pid\"; "
     "trap 'rm -rf \"$d\"' EXIT; trap 'exit 143' TERM; trap 'exit 129' HUP; "
     "while IFS= read -r l && [ -n \"$l\" ]; do k=${l%%=*}; v=$(printf '%b.' \"${l#*=}\"); "
     "v=${v%.}; case $k in E*) export \"${k#E}=$v\";; F*) printf '%s' \"$v\" >\"$d/${k#F}\";; "
@@ -81,7 +82,22 @@ RemoteCommand remoteCommand(const RemoteSpec &remote, const QString &program,
     out.program = remote.ssh;
     out.arguments = remote.sshOptions;
     out.arguments << remote.destination << QStringLiteral("--") << words.join(QLatin1Char(' '));
+    out.signal.ssh = remote.ssh;
+    out.signal.arguments = remote.sshOptions;
+    out.signal.arguments << remote.destination << QStringLiteral("--");
+    out.signal.runDir = remote.runDir;
     return out;
+}
+
+void signalRemote(const RemoteSignal &target, int signal) {
+    if (!target.isSet())
+        return;
+    // A group that already ended has no pid file any more: nothing to say.
+    const QString command = QStringLiteral("p=$(cat %1/pid 2>/dev/null) && kill -%2 -- \"-$p\" "
+                                           "2>/dev/null")
+                                .arg(shellQuote(target.runDir))
+                                .arg(signal);
+    QProcess::startDetached(target.ssh, QStringList(target.arguments) << command);
 }
 
 } // namespace flotilla

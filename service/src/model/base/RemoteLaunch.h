@@ -60,10 +60,23 @@ QString shellQuote(const QString &word);
 // One value as the wrapper's printf %b reads it back.
 QByteArray escapeForPrintf(const QByteArray &value);
 
+// How to reach a started remote command's process group to signal it: the wrapper writes its
+// pid (the session leader sshd made it: the group's id) to <runDir>/pid.
+struct RemoteSignal {
+    QString ssh;
+    QStringList arguments; // options, destination, "--"
+    QString runDir;
+
+    bool isSet() const { return !ssh.isEmpty(); }
+};
+// Sends `signal` to that group through another session over the link; does not wait for it.
+void signalRemote(const RemoteSignal &target, int signal);
+
 struct RemoteCommand {
     QString program; // ssh
     QStringList arguments;
     QByteArray stdinPreamble;
+    RemoteSignal signal;
     QString error; // a shipped file could not be read: nothing starts
 };
 

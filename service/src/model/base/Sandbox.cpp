@@ -385,6 +385,7 @@ Result<LaunchPlan> ProcessLauncher::plan(const ProcessSpec &spec) const {
         plan.program = command.program;
         plan.arguments = command.arguments;
         plan.stdinPreamble = command.stdinPreamble;
+        plan.remoteSignal = command.signal;
         plan.remote = true;
         // ssh itself starts here, in a directory that exists (the cwd is the remote's).
         plan.cwd = QDir::rootPath();

@@ -77,6 +77,7 @@ struct LaunchPlan {
     // the exit status is the remote command's (255: ssh itself failed, the link is gone).
     bool remote = false;
     QByteArray stdinPreamble;
+    RemoteSignal remoteSignal; // how its group over there is signalled (remote only)
     // The command as asked (for messages: "cannot start git ..."), whatever program runs.
     QString displayProgram;
 };
