@@ -370,6 +370,31 @@ private Q_SLOTS:
                     .contains(QStringLiteral("who are you?")));
         QVERIFY(rig.model().requestCount() > before);
 
+        // Its history, search and sessions read that host's session files (a copy this machine
+        // keeps, brought up to date on each request).
+        const QString base = QStringLiteral("/api/agents/%1/").arg(id);
+        r = rig.http.get(rig.svc->url(base + QStringLiteral("history?limit=50")));
+        QCOMPARE(r.status, 200);
+        QCOMPARE(r.object().value(QStringLiteral("sessionId")).toString(),
+                 rig.agent(id).value(QStringLiteral("sessionId")).toString());
+        QVERIFY2(r.body.contains("who are you?") && r.body.contains("Second turn."),
+                 r.body.left(2000).constData());
+        r = rig.http.get(rig.svc->url(base + QStringLiteral("search?q=Ran%20it%20over")));
+        QCOMPARE(r.status, 200);
+        QVERIFY2(r.body.contains("Ran it over there."), r.body.left(2000).constData());
+        r = rig.http.get(rig.svc->url(base + QStringLiteral("sessions")));
+        QCOMPARE(r.status, 200);
+        QVERIFY(
+            r.body.contains(rig.agent(id).value(QStringLiteral("sessionId")).toString().toUtf8()));
+        // A third turn there: the next page shows it (only the new bytes were fetched).
+        rig.model().queueText(QStringLiteral("Third turn."));
+        rig.send(QStringLiteral("once more"), id);
+        QVERIFY(rig.waitTurns(3, 90000, id));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            rig.http.get(rig.svc->url(base + QStringLiteral("history?limit=50")))
+                .body.contains("Third turn."),
+            20000);
+
         // exec of that agent runs there, as that account, in that home.
         r = rig.http.post(
             rig.svc->url(QStringLiteral("/api/exec")),

@@ -6,7 +6,10 @@
 #include "history/HistoryWire.h"
 #include "history/IndexCache.h"
 #include "history/SessionSource.h"
+#include "hosts/HostDirectory.h"
+#include "hosts/HostsLogging.h"
 #include "http/HttpServer.h"
+#include "protocol/HostNames.h"
 #include "protocol/WireNames.h"
 
 #include <climits>
@@ -37,13 +40,32 @@ struct Target {
 
 // The one place the provider matters: which CLI wrote the agent's sessions.
 Result<Target> targetFor(const AgentRegistry &agents, const ProviderRegistry &providers,
-                         const ApiRequest &r) {
+                         const HostDirectory *hosts, const ApiRequest &r) {
     const QString id = r.param(QStringLiteral("id"));
     const Agent *agent = agents.find(id);
     if (!agent)
         return unknownAgent(id);
     const Provider *provider = providers.find(agent->provider);
     Target t{provider ? provider->sessionFinder() : history::SessionFinder(), agent->cwd, {}};
+    if (!agent->host.isEmpty() && provider) {
+        // Another machine's sessions: the worker first brings this machine's copy up to date
+        // (only what the files gained), then reads the copy as it reads local sessions.
+        if (!hosts)
+            return Error::invalid(wire::host::code::UnknownHost,
+                                  QStringLiteral("no host named '%1'").arg(agent->host));
+        auto mirror = hosts->mirrorFor(agent->host);
+        if (!mirror)
+            return mirror.error();
+        t.findSessions = [target = *mirror, locations = provider->sessionLocations(agent->cwd),
+                          finder = provider->sessionFinderAt(mirror->mirrorHome),
+                          host = agent->host](const QString &cwd) {
+            auto synced = syncSessions(target, locations);
+            if (!synced)
+                qCWarning(lcHosts).noquote() << "history of host" << host << "reads the last "
+                                             << "copy:" << synced.error().message;
+            return finder ? finder(cwd) : history::noSessions();
+        };
+    }
     t.selector.agentSessionId = agent->sessionId;
     if (r.hasQuery(p::SessionId)) {
         t.selector.requestedSessionId = r.queryValue(p::SessionId);
@@ -67,10 +89,11 @@ Reply toReply(const Result<QJsonObject> &r) {
 } // namespace
 
 HistoryController::HistoryController(const AgentRegistry &agents, const ProviderRegistry &providers,
-                                     QObject *parent)
+                                     const HostDirectory *hosts, QObject *parent)
     : QObject(parent)
     , m_agents(agents)
     , m_providers(providers)
+    , m_hosts(hosts)
     , m_cache(std::make_unique<history::IndexCache>()) {
     m_pool.setMaxThreadCount(kWorkers);
     m_pool.setObjectName(QStringLiteral("flotilla-history"));
@@ -89,7 +112,7 @@ void HistoryController::registerRoutes(HttpServer &http) {
 // GET /api/agents/:id/history?limit=50&offset=0&includeSubagents=true
 //     &subagentEntriesLimit=200&sessionId= -> 200 page | 400 | 404 | 422
 void HistoryController::historyPage(const ApiRequest &r, const ReplyCallback &done) {
-    API_TRY_ASYNC(done, target, targetFor(m_agents, m_providers, r));
+    API_TRY_ASYNC(done, target, targetFor(m_agents, m_providers, m_hosts, r));
     API_TRY_ASYNC(done, limit, r.intQuery(p::Limit, 50, 0, kMaxLimit));
     API_TRY_ASYNC(done, offset, r.intQuery(p::Offset, 0, 0, INT_MAX));
     API_TRY_ASYNC(done, withSubagents, r.boolQuery(p::IncludeSubagents, true));
@@ -107,7 +130,7 @@ void HistoryController::historyPage(const ApiRequest &r, const ReplyCallback &do
 
 // GET /api/agents/:id/search?q=...&limit=50&sessionId= -> 200 matches | 400 | 404 | 422
 void HistoryController::search(const ApiRequest &r, const ReplyCallback &done) {
-    API_TRY_ASYNC(done, target, targetFor(m_agents, m_providers, r));
+    API_TRY_ASYNC(done, target, targetFor(m_agents, m_providers, m_hosts, r));
     const QString q = r.queryValue(p::Q);
     if (q.trimmed().isEmpty())
         return done(
@@ -128,7 +151,7 @@ void HistoryController::search(const ApiRequest &r, const ReplyCallback &done) {
 
 // GET /api/agents/:id/sessions -> 200 {sessions, currentSessionId} | 404
 void HistoryController::sessions(const ApiRequest &r, const ReplyCallback &done) {
-    API_TRY_ASYNC(done, target, targetFor(m_agents, m_providers, r));
+    API_TRY_ASYNC(done, target, targetFor(m_agents, m_providers, m_hosts, r));
     runAsync(done, [cache = m_cache.get(), t = target] {
         history::SessionSelector s = resolveDirs(t);
         s.requestedSessionId = QString(); // not a parameter of this route

@@ -29,13 +29,17 @@ namespace history {
 class IndexCache;
 }
 
+class HostDirectory;
+
 class HistoryController final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HistoryController)
 public:
     // `providers` says where each agent's CLI keeps its sessions (Provider::sessionFinder()).
+    // `hosts`: where agents on other machines keep theirs (a copy synced on each request:
+    // hosts/SessionMirror.h); null: every agent is local.
     HistoryController(const AgentRegistry &agents, const ProviderRegistry &providers,
-                      QObject *parent = nullptr);
+                      const HostDirectory *hosts = nullptr, QObject *parent = nullptr);
     ~HistoryController() override;
 
     void registerRoutes(HttpServer &http);
@@ -53,6 +57,7 @@ private:
 
     const AgentRegistry &m_agents;
     const ProviderRegistry &m_providers;
+    const HostDirectory *m_hosts = nullptr;
     std::unique_ptr<history::IndexCache> m_cache;
     QHash<quint64, ReplyCallback> m_waiting;
     quint64 m_nextJob = 0;

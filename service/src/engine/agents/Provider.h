@@ -83,6 +83,24 @@ public:
     // (history/SessionSource.h). Empty (the default): a CLI whose history the service cannot
     // read; its agents' history is empty.
     virtual history::SessionFinder sessionFinder() const { return {}; }
+    // The same for a copy of another machine's sessions (engine/hosts/SessionMirror): the CLI's
+    // layout under `userHome` instead of this machine's CLI home. Empty: none.
+    virtual history::SessionFinder sessionFinderAt(const QString &userHome) const {
+        Q_UNUSED(userHome)
+        return {};
+    }
+    // Where, relative to a user's home, the CLI keeps what sessionFinderAt reads for an agent in
+    // `cwd`: what a mirror copies from another host (directories searched to `maxDepth` for
+    // files named like `pattern`).
+    struct SessionLocation {
+        QString dir;
+        int maxDepth = 1;
+        QString pattern;
+    };
+    virtual QList<SessionLocation> sessionLocations(const QString &cwd) const {
+        Q_UNUSED(cwd)
+        return {};
+    }
     // The kinds of the CLI's tools that permission rules match by more than their name: which
     // run commands and which edit files (permissions/ToolKinds.h). Tools left out (the default:
     // all) are matched by name only. Read once, when the provider is registered.

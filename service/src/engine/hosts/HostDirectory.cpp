@@ -4,6 +4,7 @@
 #include "hosts/HostsLogging.h"
 #include "protocol/HostNames.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QProcess>
@@ -26,8 +27,9 @@ const char *const kProbe =
 constexpr int kCheckTimeoutMs = 20000;
 
 Error unknownHost(const QString &name) {
-    return Error::invalid(hc::UnknownHost,
-                          QStringLiteral("no host named '%1' (GET /api/hosts lists them)").arg(name));
+    return Error::invalid(
+        hc::UnknownHost,
+        QStringLiteral("no host named '%1' (GET /api/hosts lists them)").arg(name));
 }
 
 QJsonValue versionOrNull(const QString &line) {
@@ -53,6 +55,8 @@ HostDirectory::HostDirectory(HostCatalog &catalog, SshSettings settings, AgentsO
             });
     connect(&m_catalog, &HostCatalog::hostRemoved, this, [this](const QString &name) {
         delete m_links.take(name);
+        if (!m_settings.mirrorDir.isEmpty()) // its session copies go with it
+            QDir(m_settings.mirrorDir + QLatin1Char('/') + name).removeRecursively();
         Q_EMIT hostDeleted(name);
     });
 }
@@ -69,9 +73,8 @@ void HostDirectory::start() {
 void HostDirectory::addLink(const HostConfig &host) {
     auto *link = new SshLink(host, m_settings);
     m_links.insert(host.name, link);
-    connect(link, &SshLink::changed, this, [this, link] {
-        Q_EMIT hostChanged(describe(link->host(), link));
-    });
+    connect(link, &SshLink::changed, this,
+            [this, link] { Q_EMIT hostChanged(describe(link->host(), link)); });
     link->connectNow();
 }
 
@@ -150,8 +153,9 @@ Result<RemoteSpec> HostDirectory::remoteFor(const QString &host, const QString &
         return Error{ErrorKind::Unavailable, hc::HostUnreachable,
                      QStringLiteral("host unreachable: '%1' is %2%3")
                          .arg(host, link->state(),
-                              link->error().isEmpty() ? QString()
-                                                      : QStringLiteral(" (%1)").arg(link->error()))};
+                              link->error().isEmpty()
+                                  ? QString()
+                                  : QStringLiteral(" (%1)").arg(link->error()))};
     RemoteSpec spec;
     spec.ssh = m_settings.ssh;
     spec.sshOptions = link->sessionOptions();
@@ -161,6 +165,14 @@ Result<RemoteSpec> HostDirectory::remoteFor(const QString &host, const QString &
     if (!provider.isEmpty())
         spec.cliProgram = link->host().program(provider);
     return spec;
+}
+
+Result<MirrorTarget> HostDirectory::mirrorFor(const QString &host) const {
+    auto remote = remoteFor(host, QStringLiteral("history"), QString());
+    if (!remote)
+        return remote.error();
+    return MirrorTarget{remote->ssh, remote->sshOptions, remote->destination,
+                        m_settings.mirrorDir + QLatin1Char('/') + host};
 }
 
 Status HostDirectory::check(const QString &name, CheckDone done) {
@@ -204,16 +216,17 @@ Status HostDirectory::check(const QString &name, CheckDone done) {
     connect(p, &QProcess::finished, this, [p, timer, done](int code, QProcess::ExitStatus status) {
         p->deleteLater();
         const qint64 ms = timer->elapsed();
-        const QStringList lines = QString::fromUtf8(p->readAllStandardOutput()).split(QLatin1Char('\n'));
+        const QStringList lines =
+            QString::fromUtf8(p->readAllStandardOutput()).split(QLatin1Char('\n'));
         if (status != QProcess::NormalExit || code != 0 || lines.size() < 5) {
             QString why = QString::fromUtf8(p->readAllStandardError()).trimmed();
             if (why.contains(QLatin1String("Host key verification failed")))
                 why += QStringLiteral(" (the host key is not in known_hosts)");
             done(QJsonObject{{k::Reachable, false},
                              {k::LatencyMs, QJsonValue()},
-                             {k::Error, why.isEmpty() ? QStringLiteral("ssh exited with status %1")
-                                                            .arg(code)
-                                                      : why.right(500)},
+                             {k::Error, why.isEmpty()
+                                            ? QStringLiteral("ssh exited with status %1").arg(code)
+                                            : why.right(500)},
                              {k::Home, QJsonValue()},
                              {k::User, QJsonValue()},
                              {k::Claude, QJsonValue()},

@@ -5,6 +5,7 @@
 
 #include "base/RemoteLaunch.h"
 #include "hosts/HostCatalog.h"
+#include "hosts/SessionMirror.h"
 #include "hosts/SshLink.h"
 
 #include <QHash>
@@ -47,6 +48,9 @@ public:
 
     Result<RemoteSpec> remoteFor(const QString &host, const QString &tag,
                                  const QString &provider) const override;
+    // Where the history routes copy `host`'s session files from and to (hosts/SessionMirror.h):
+    // 422 unknown_host, 503 host_unreachable.
+    Result<MirrorTarget> mirrorFor(const QString &host) const;
 
 Q_SIGNALS:
     // host_updated: the host's JSON (fields and connection state).

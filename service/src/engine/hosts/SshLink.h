@@ -20,8 +20,9 @@ namespace flotilla {
 
 struct SshSettings {
     QString ssh = QStringLiteral("ssh");
-    QString configFile;  // -F; empty: the user's own ssh config
-    QString controlDir;  // where the control sockets live (0700)
+    QString configFile; // -F; empty: the user's own ssh config
+    QString controlDir; // where the control sockets live (0700)
+    QString mirrorDir;  // where copies of hosts' session files live (SessionMirror), per host
     quint16 servicePort = 0;
     int initialBackoffMs = 1000;
     int maxBackoffMs = 60000;

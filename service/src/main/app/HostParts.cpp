@@ -21,6 +21,7 @@ std::optional<StartFailure> ServiceApp::prepareHosts() {
     SshSettings settings;
     settings.configFile = m_config.sshConfig;
     settings.controlDir = m_config.dataDir + QStringLiteral("/ssh");
+    settings.mirrorDir = m_config.dataDir + QStringLiteral("/hosts");
     // The registry is built later: the directory asks it only when a route or a link does.
     m_hosts =
         std::make_unique<HostDirectory>(*m_hostCatalog, settings, [this](const QString &host) {

@@ -365,7 +365,8 @@ void ServiceApp::buildControllers() {
     m_configController = std::make_unique<ConfigController>();
     m_healthController = std::make_unique<HealthController>(m_report, !m_config.authToken.isEmpty(),
                                                             m_sandbox->toJson());
-    m_historyController = std::make_unique<HistoryController>(*m_agents, *m_providers);
+    m_historyController =
+        std::make_unique<HistoryController>(*m_agents, *m_providers, m_hosts.get());
     m_runtimeController =
         std::make_unique<RuntimeController>(*m_agents, *m_runtime, *m_toolHistory);
     m_worktreeController = std::make_unique<WorktreeController>(*m_worktrees);

@@ -168,6 +168,18 @@ history::SessionFinder ClaudeProvider::sessionFinder() const {
     return [home = m_config.home](const QString &cwd) { return claude::sessions(home, cwd); };
 }
 
+history::SessionFinder ClaudeProvider::sessionFinderAt(const QString &userHome) const {
+    return [home = QString(userHome + QStringLiteral("/.claude"))](const QString &cwd) {
+        return claude::sessions(home, cwd);
+    };
+}
+
+// The project directory of the cwd, with its sub-agent transcripts (<session>/subagents/).
+QList<Provider::SessionLocation> ClaudeProvider::sessionLocations(const QString &cwd) const {
+    return {{QStringLiteral(".claude/projects/") + claude::encodeProjectDirName(cwd), 3,
+             QStringLiteral("*.jsonl")}};
+}
+
 QHash<QString, rules::ToolKind> ClaudeProvider::toolKinds() const {
     using rules::ToolKind;
     static const QHash<QString, ToolKind> kinds{

@@ -28,6 +28,8 @@ public:
     AgentProcess *createProcess(QObject *parent) const override;
     bool canResume(const QString &cwd, const QString &sessionId) const override;
     history::SessionFinder sessionFinder() const override;
+    history::SessionFinder sessionFinderAt(const QString &userHome) const override;
+    QList<SessionLocation> sessionLocations(const QString &cwd) const override;
     QHash<QString, rules::ToolKind> toolKinds() const override;
     QStringList apiEndpoints(const QProcessEnvironment &environment) const override;
 

@@ -106,6 +106,19 @@ history::SessionFinder CodexProvider::sessionFinder() const {
     return [home = m_config.home](const QString &cwd) { return codex::sessions(home, cwd); };
 }
 
+history::SessionFinder CodexProvider::sessionFinderAt(const QString &userHome) const {
+    return [home = QString(userHome + QStringLiteral("/.codex"))](const QString &cwd) {
+        return codex::sessions(home, cwd);
+    };
+}
+
+// Rollouts are filed by date, not by directory: every one is copied (only new bytes each time),
+// and the cwd in each one's session_meta picks the agent's.
+QList<Provider::SessionLocation> CodexProvider::sessionLocations(const QString &cwd) const {
+    Q_UNUSED(cwd)
+    return {{QStringLiteral(".codex/sessions"), 4, QStringLiteral("rollout-*.jsonl")}};
+}
+
 // Commands arrive wrapped in a shell ("/bin/bash -lc '<script>'"): the matcher unwraps them.
 QHash<QString, rules::ToolKind> CodexProvider::toolKinds() const {
     using rules::ToolKind;
