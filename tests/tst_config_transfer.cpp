@@ -280,6 +280,14 @@ private Q_SLOTS:
         QTest::newRow("agent names twice")
             << doc("\"agents\":[" + agent + ",{\"name\":\"NEW\",\"cwd\":\"WORK\"}]") << 422
             << QStringLiteral("invalid_value");
+        // A host is referred to by name: the document's agent needs one of that name here.
+        QTest::newRow("agent on unknown host")
+            << doc("\"agents\":[" + agent +
+                   ",{\"name\":\"Far\",\"cwd\":\"/srv/far\",\"host\":\"nowhere\"}]")
+            << 422 << QStringLiteral("unknown_host");
+        QTest::newRow("agent host number")
+            << doc("\"agents\":[{\"name\":\"Far\",\"cwd\":\"WORK\",\"host\":1}]") << 400
+            << QStringLiteral("wrong_type");
         QTest::newRow("last agent bad")
             << doc("\"agents\":[" + agent + ",{\"name\":\"Two\",\"cwd\":\"relative\"}]") << 422
             << QStringLiteral("invalid_value");
@@ -337,6 +345,45 @@ private Q_SLOTS:
         QFETCH(int, status);
         QFETCH(QString, code);
         expectImportRefused(body, status, code);
+    }
+
+    // An agent's host travels by name; the hosts themselves do not (they are set up per
+    // machine): a service without that host refuses the whole document, and takes it once the
+    // host is there. (The host's port has nothing listening: creating agents does not connect.)
+    void agentsHostTravelsByName() {
+        const QJsonObject host{{kName, QStringLiteral("far")},
+                               {QStringLiteral("ssh"), QStringLiteral("x@127.0.0.2:1")}};
+        QCOMPARE(f.post(QStringLiteral("/api/hosts"), host).status, 201);
+        f.createAgent(QStringLiteral("Here"));
+        QJsonObject remote = agentEntry(QStringLiteral("There"), QStringLiteral("/srv/far/app"));
+        remote.insert(QStringLiteral("host"), QStringLiteral("far"));
+        QCOMPARE(f.post(QStringLiteral("/api/agents"), remote).status, 201);
+        const QJsonObject doc =
+            f.get(QStringLiteral("/api/config/export?categories=agents")).object();
+        const QJsonArray exported = doc.value(kCategories)[QStringLiteral("agents")].toArray();
+        QCOMPARE(exported.size(), 2);
+        QCOMPARE(exported.at(0)[QStringLiteral("host")].toString(), QStringLiteral("local"));
+        QCOMPARE(exported.at(1)[QStringLiteral("host")].toString(), QStringLiteral("far"));
+        QCOMPARE(exported.at(1)[QStringLiteral("cwd")].toString(), QStringLiteral("/srv/far/app"));
+
+        OrgFixture fresh;
+        QVERIFY(fresh.start());
+        const HttpResponse refused = fresh.post(kImport, doc);
+        expectError(refused, 422, QStringLiteral("unknown_host"));
+        QVERIFY2(refused.object()
+                     .value(QStringLiteral("error"))
+                     .toString()
+                     .contains(QStringLiteral("categories.agents[1]")),
+                 refused.body.constData());
+        QCOMPARE(fresh.agents().size(), 0); // not even the local one
+        QCOMPARE(fresh.post(QStringLiteral("/api/hosts"), host).status, 201);
+        QCOMPARE(fresh.post(kImport, doc).status, 200);
+        const QJsonArray agents = fresh.agents();
+        QCOMPARE(agents.size(), 2);
+        QCOMPARE(agents.at(0)[QStringLiteral("host")].toString(), QStringLiteral("local"));
+        QCOMPARE(agents.at(1)[kName].toString(), QStringLiteral("There"));
+        QCOMPARE(agents.at(1)[QStringLiteral("host")].toString(), QStringLiteral("far"));
+        QCOMPARE(agents.at(1)[QStringLiteral("cwd")].toString(), QStringLiteral("/srv/far/app"));
     }
 
     void dryRunChangesNothing() {

@@ -155,10 +155,12 @@ private Q_SLOTS:
 
     void sessionFollowsTheServiceHosts() {
         MonitorService svc;
-        QVERIFY(svc.start());
+        // Hosts connect only for a service with a token (docs/security.md "Hosts").
+        const QByteArray token = QByteArrayLiteral("monitor-hosts-token");
+        QVERIFY(svc.start(0, token));
         MonitorSession s;
         s.client().setInitialBackoffMs(50);
-        s.open(svc.endpoint());
+        s.open(svc.endpoint(token));
         HostsModel &hosts = s.hosts();
         QTRY_COMPARE(hosts.names(), QStringList{QStringLiteral("local")});
         QCOMPARE(cell(hosts, QStringLiteral("local"), HostsModel::State), QStringLiteral("local"));

@@ -79,8 +79,12 @@ class TestRemoteAgents final : public QObject {
 private:
     RemoteHost m_remote;
 
+    // The service as hosts need it: the ssh config, and a token (without one no link starts).
     std::function<void(flotilla::ServerConfig &)> useSshConfig(const QString &config) {
-        return [config](flotilla::ServerConfig &c) { c.sshConfig = config; };
+        return [config](flotilla::ServerConfig &c) {
+            c.sshConfig = config;
+            c.authToken = QByteArrayLiteral("remote-service-token-7f3a");
+        };
     }
     QJsonObject hostBody(const QString &name) const {
         return {{QStringLiteral("name"), name},
@@ -203,6 +207,27 @@ private Q_SLOTS:
         QCOMPARE(rig.http.get(hosts).array().size(), 1);
     }
 
+    // Without a token the forward would open the service to every user of the host: no link.
+    void noTokenNoLink() {
+        AgentRig rig(
+            [config = m_remote.sshConfig()](flotilla::ServerConfig &c) { c.sshConfig = config; });
+        QVERIFY(rig.start());
+        QVERIFY(rig.token.isEmpty());
+        QCOMPARE(
+            rig.http
+                .post(rig.svc->url(QStringLiteral("/api/hosts")), hostBody(QStringLiteral("box")))
+                .status,
+            201);
+        QTRY_VERIFY_WITH_TIMEOUT(rig.http.get(rig.svc->url(QStringLiteral("/api/hosts/box")))
+                                     .object()
+                                     .value(hk::Error)
+                                     .toString()
+                                     .contains(QStringLiteral("without a token")),
+                                 10000);
+        QCOMPARE(state(rig, QStringLiteral("box")), QStringLiteral("unreachable"));
+        QCOMPARE(masterPid(rig.svc->dataDir()), 0);
+    }
+
     void checkReportsTheHost() {
         AgentRig rig(useSshConfig(m_remote.sshConfig()));
         QVERIFY(rig.start());
@@ -297,11 +322,7 @@ private Q_SLOTS:
     void remoteAgentWorksThere_data() { addProviderRows(); }
     void remoteAgentWorksThere() {
         QFETCH(QString, provider);
-        // With the service's token on, so that the command-line scan below looks for it too.
-        AgentRig rig(provider, [config = m_remote.sshConfig()](flotilla::ServerConfig &c) {
-            c.sshConfig = config;
-            c.authToken = QByteArrayLiteral("remote-service-token-7f3a");
-        });
+        AgentRig rig(provider, useSshConfig(m_remote.sshConfig()));
         QVERIFY(rig.start());
         if (rig.isCodex())
             QVERIFY(m_remote.writeHomeFile(QStringLiteral(".codex/config.toml"),

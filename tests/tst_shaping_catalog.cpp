@@ -107,6 +107,65 @@ private Q_SLOTS:
         QCOMPARE(f.get(QStringLiteral("/api/classes/reviewer")).status, 404);
     }
 
+    // A class's default host: its agents made without `host` run there, an explicit one wins,
+    // and a host that does not exist is refused when an agent is made, not when the class is.
+    // (The host points at a port nothing listens on: creating agents does not connect.)
+    void classDefaultHost() {
+        QCOMPARE(f.post(QStringLiteral("/api/hosts"),
+                        {{QStringLiteral("name"), QStringLiteral("far")},
+                         {QStringLiteral("ssh"), QStringLiteral("x@127.0.0.2:1")}})
+                     .status,
+                 201);
+        HttpResponse r =
+            f.post(QStringLiteral("/api/classes"),
+                   {{QStringLiteral("slug"), QStringLiteral("remote-worker")},
+                    {QStringLiteral("defaults"),
+                     QJsonObject{{QStringLiteral("host"), QStringLiteral("far")},
+                                 {QStringLiteral("permissionMode"), QStringLiteral("auto")}}}});
+        QCOMPARE(r.status, 201);
+        QCOMPARE(str(r.object().value(QStringLiteral("defaults")).toObject(), "host"),
+                 QStringLiteral("far"));
+        // Its cwd is that machine's: not checked here.
+        r = f.post(QStringLiteral("/api/agents"),
+                   {{QStringLiteral("name"), QStringLiteral("w1")},
+                    {QStringLiteral("cwd"), QStringLiteral("/srv/far/project")},
+                    {QStringLiteral("class"), QStringLiteral("remote-worker")}});
+        QCOMPARE(r.status, 201);
+        QCOMPARE(str(r.object(), "host"), QStringLiteral("far"));
+        QCOMPARE(str(r.object(), "cwd"), QStringLiteral("/srv/far/project"));
+        QCOMPARE(str(r.object(), "permissionMode"), QStringLiteral("auto"));
+        r = f.post(QStringLiteral("/api/agents"),
+                   {{QStringLiteral("name"), QStringLiteral("w2")},
+                    {QStringLiteral("cwd"), f.svc->workDir()},
+                    {QStringLiteral("class"), QStringLiteral("remote-worker")},
+                    {QStringLiteral("host"), QStringLiteral("local")}});
+        QCOMPARE(r.status, 201);
+        QCOMPARE(str(r.object(), "host"), QStringLiteral("local"));
+        // A host nobody defined: the class is accepted, its agents are not.
+        QCOMPARE(patch(QStringLiteral("/api/classes/remote-worker"),
+                       {{QStringLiteral("defaults"),
+                         QJsonObject{{QStringLiteral("host"), QStringLiteral("nowhere")}}}})
+                     .status,
+                 200);
+        expectError(f.post(QStringLiteral("/api/agents"),
+                           {{QStringLiteral("name"), QStringLiteral("w3")},
+                            {QStringLiteral("cwd"), QStringLiteral("/srv/far/project")},
+                            {QStringLiteral("class"), QStringLiteral("remote-worker")}}),
+                    422, QStringLiteral("unknown_host"));
+        // "local" is a host too.
+        QCOMPARE(patch(QStringLiteral("/api/classes/remote-worker"),
+                       {{QStringLiteral("defaults"),
+                         QJsonObject{{QStringLiteral("host"), QStringLiteral("local")}}}})
+                     .status,
+                 200);
+        r = f.post(QStringLiteral("/api/agents"),
+                   {{QStringLiteral("name"), QStringLiteral("w3")},
+                    {QStringLiteral("cwd"), f.svc->workDir()},
+                    {QStringLiteral("class"), QStringLiteral("remote-worker")}});
+        QCOMPARE(r.status, 201);
+        QCOMPARE(str(r.object(), "host"), QStringLiteral("local"));
+    }
+
     void classRefusals_data() {
         QTest::addColumn<QJsonObject>("body");
         QTest::addColumn<int>("status");
@@ -143,6 +202,21 @@ private Q_SLOTS:
              {QStringLiteral("defaults"),
               QJsonObject{{QStringLiteral("cwd"), QStringLiteral("/")}}}},
             422, "unknown_field");
+        row("host default not a string",
+            {{slug, QStringLiteral("a")},
+             {QStringLiteral("defaults"), QJsonObject{{QStringLiteral("host"), 3}}}},
+            400, "wrong_type");
+        row("host default not a name",
+            {{slug, QStringLiteral("a")},
+             {QStringLiteral("defaults"),
+              QJsonObject{{QStringLiteral("host"), QStringLiteral("Big Box")}}}},
+            422, "invalid_value");
+        row("host default with a worktree",
+            {{slug, QStringLiteral("a")},
+             {QStringLiteral("defaults"),
+              QJsonObject{{QStringLiteral("host"), QStringLiteral("far")},
+                          {QStringLiteral("worktree"), true}}}},
+            422, "invalid_value");
         row("icon not png",
             {{slug, QStringLiteral("a")},
              {QStringLiteral("icon"), icon(QStringLiteral("image/png"), "GIF89a")}},

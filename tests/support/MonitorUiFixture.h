@@ -28,6 +28,8 @@ public:
     ServiceProcess service;
     HttpClient http;
     QString cwd;
+    // The service's token (set before startService); empty: none.
+    QByteArray token;
     std::unique_ptr<monitor::MonitorSession> session;
     std::unique_ptr<monitor::ui::FileCredentialStore> store;
     std::unique_ptr<monitor::ui::MainWindow> window;
@@ -48,6 +50,10 @@ public:
         QProcessEnvironment env = mock.claudeEnvironment(home);
         env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
         env.remove(QStringLiteral("AUTH_TOKEN"));
+        if (!token.isEmpty()) {
+            env.insert(QStringLiteral("AUTH_TOKEN"), QString::fromUtf8(token));
+            http.setToken(token);
+        }
         env.remove(QStringLiteral("FLOTILLA_PORT"));
         env.remove(QStringLiteral("QT_QPA_PLATFORM"));
         // As hermeticEnv: agents unconfined unless a suite asks for a sandbox.
@@ -71,7 +77,7 @@ public:
         window->show();
         if (!QTest::qWaitForWindowExposed(window.get()))
             return false;
-        window->connectTo({baseUrl(), {}});
+        window->connectTo({baseUrl(), token});
         return true;
     }
 

@@ -6,6 +6,7 @@
 #include "mcp/McpTools.h"
 #include "mcp/ToolSchema.h"
 #include "protocol/BossNames.h"
+#include "protocol/HostNames.h"
 #include "protocol/McpNames.h"
 #include "protocol/SandboxNames.h"
 #include "protocol/WireNames.h"
@@ -32,15 +33,17 @@ QString asSelf(const Call &call) {
 
 // What a boss or teammate needs to know of an agent, without its whole record.
 QJsonObject memberJson(const Agent &m) {
-    return QJsonObject{{k::Id, m.id},
-                       {k::Name_, m.name},
-                       {k::Class, m.agentClass},
-                       {k::Status, m.status},
-                       {k::CurrentTask, m.currentTask},
-                       {k::TaskLabel, m.taskLabel},
-                       {k::Provider, m.provider},
-                       {k::Model, m.model},
-                       {k::Cwd, m.cwd}};
+    return QJsonObject{
+        {k::Id, m.id},
+        {k::Name_, m.name},
+        {k::Class, m.agentClass},
+        {k::Status, m.status},
+        {k::CurrentTask, m.currentTask},
+        {k::TaskLabel, m.taskLabel},
+        {k::Provider, m.provider},
+        {k::Model, m.model},
+        {k::Cwd, m.cwd}, // a directory of the machine `host` names
+        {wire::host::key::Host, m.host.isEmpty() ? QString(wire::host::Local) : m.host}};
 }
 
 QJsonArray membersOf(const AgentRegistry &agents, const QStringList &ids, const QString &skip) {
@@ -268,12 +271,15 @@ QList<Tool> bossTools(const ToolKit &kit) {
     tools.append(Tool{
         t::SpawnAgent,
         QStringLiteral("Spawn a team member"),
-        QStringLiteral("Create a new agent that joins your team. cwd defaults to yours; a boss "
-                       "cannot spawn another boss."),
+        QStringLiteral("Create a new agent that joins your team. cwd defaults to yours when it "
+                       "runs on your host; a boss cannot spawn another boss."),
         QJsonObject{
             {k::Name_, string(QStringLiteral("A unique name"))},
             {k::Class, string(QStringLiteral("Its class (a defined class gives defaults)"))},
             {k::Cwd, string(QStringLiteral("Its working directory (absolute)"))},
+            {wire::host::key::Host,
+             string(QStringLiteral("The machine it runs on: \"local\" or a host's name "
+                                   "(GET /api/hosts); on another host than yours, give cwd"))},
             {k::Provider, string(QStringLiteral("claude or codex"))},
             {k::Model, string(QStringLiteral("The model"))},
             {a::Skills, stringArray(QStringLiteral("Skill slugs to give it"))},

@@ -1,6 +1,7 @@
 #include "boss/BlockParser.h"
 
 #include "protocol/BossNames.h"
+#include "protocol/HostNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/WorktreeNames.h"
 
@@ -248,7 +249,8 @@ Result<QList<QJsonObject>> parseSpawnBlock(const QString &body) {
         // Type and value checks of the rest are the agent validator's (parseAgentDraft) job.
         for (QLatin1String key :
              {k::Class, k::Cwd, k::Provider, k::Model, wire::worktree::key::Worktree,
-              wire::shaping::key::CustomInstructions, wire::shaping::key::Skills}) {
+              wire::shaping::key::CustomInstructions, wire::shaping::key::Skills,
+              wire::host::key::Host}) {
             if (o.contains(key) && !o.value(key).isNull())
                 spec.insert(key, o.value(key));
         }

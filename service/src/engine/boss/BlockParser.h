@@ -1,7 +1,7 @@
 #pragma once
 // What a boss's answer asks the service to do, read from fenced blocks in its final text:
 //   ```delegation  {agentId|agentName, task, reasoning?, confidence?}  (or an array of them)
-//   ```spawn       {name, class?, cwd?, provider?, model?, worktree?}  (or an array of them)
+//   ```spawn       {name, class?, cwd?, host?, provider?, model?, worktree?}  (or an array)
 //   ```work-plan   {title, description?, tasks: [{description, agentId?|agentName?}]}
 // Pure functions (no registry, no I/O), so the rules are unit-tested on their own. Each parser
 // validates a whole block and names the bad field (with the item number inside an array); the

@@ -52,7 +52,8 @@ QString howToAnswer() {
         "- To add a member first: ```spawn {\"name\": \"<new unique name>\", \"class\": "
         "\"builder\"}``` (optional \"cwd\", default your own directory; \"worktree\": true "
         "gives it a git worktree and branch of its own, so members can change the same "
-        "repository in parallel), then delegate to it by \"agentName\" in the same answer.\n"
+        "repository in parallel; \"host\": \"<host name>\" runs it on that machine, with a "
+        "\"cwd\" there), then delegate to it by \"agentName\" in the same answer.\n"
         "- For larger work the user should approve first, propose a plan instead:\n"
         "```work-plan\n"
         "{\"title\": \"<short title>\", \"tasks\": [{\"description\": \"<task>\", \"agentName\": "
@@ -61,7 +62,7 @@ QString howToAnswer() {
         "- If nothing needs delegating, answer in plain text without blocks.\n"
         "- Preferred, when you have them: the tools of the flotilla MCP server do the same as "
         "the blocks and answer at once with the outcome (Claude Code names them "
-        "mcp__flotilla__<tool>): list_team {}, spawn_agent {name, class?, cwd?, worktree?}, "
+        "mcp__flotilla__<tool>): list_team {}, spawn_agent {name, class?, cwd?, host?, worktree?}, "
         "delegate {agentId or agentName, task, reasoning?} and work_plan {title, description?, "
         "tasks: [{description, agentName?}]}. Give each task one way, a tool call or a block, "
         "never both.\n");
@@ -90,8 +91,11 @@ QString markerIdOf(const QString &text) {
 QString teamListing(const QList<Agent> &team) {
     QString out;
     for (const Agent &a : team) {
-        out += QStringLiteral("- %1 (id %2, class %3): status %4; current task: %5; %6\n")
-                   .arg(a.name, a.id, a.agentClass, a.status,
+        // Where a member runs matters to the tasks it can take (its files are that machine's).
+        const QString where =
+            a.host.isEmpty() ? QString() : QStringLiteral(", on host %1").arg(a.host);
+        out += QStringLiteral("- %1 (id %2, class %3%4): status %5; current task: %6; %7\n")
+                   .arg(a.name, a.id, a.agentClass, where, a.status,
                         a.currentTask.isEmpty()
                             ? QStringLiteral("none")
                             : QString(QLatin1Char('"') + a.currentTask.left(120).simplified() +

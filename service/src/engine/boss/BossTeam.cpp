@@ -21,6 +21,11 @@ namespace bm = wire::boss::msg;
 namespace {
 const QString kBossClass = QStringLiteral("boss");
 
+// "host 'box'", or "this machine" for the local one (an empty name).
+QString hostLabel(const QString &host) {
+    return host.isEmpty() ? QStringLiteral("this machine") : QStringLiteral("host '%1'").arg(host);
+}
+
 Error unknownAgent(const QString &id) {
     return Error::notFound(c::NotFound, QStringLiteral("no agent with id '%1'").arg(id));
 }
@@ -231,14 +236,31 @@ Result<Agent> BossTeam::spawnFor(const QString &bossId, const QJsonObject &spec)
     if (!b)
         return b.error();
     QJsonObject fields = spec;
-    if (!fields.contains(k::Cwd))
-        fields.insert(k::Cwd, b->cwd);
     if (fields.value(k::Class).toString() == kBossClass)
         return Error::invalid(c::InvalidValue, QStringLiteral("a boss cannot spawn another boss"));
     if (b->subordinateIds.size() >= kMaxTeam)
         return Error::invalid(c::InvalidValue,
                               QStringLiteral("a team holds at most %1 agents").arg(kMaxTeam));
-    if (Status e = confineMember(*b, fields))
+    // Where the member runs (its `host`, else its class's default, else here) decides whether the
+    // boss's directory means anything to it and whether a confined boss may make it: read it
+    // first, from the fields as given (a stand-in cwd when they name none).
+    const bool ownCwd = fields.contains(k::Cwd);
+    QJsonObject probe = fields;
+    if (!ownCwd)
+        probe.insert(k::Cwd, QStringLiteral("/"));
+    const auto placed = m_agents.parseDraft(probe);
+    if (!placed)
+        return placed.error();
+    if (!ownCwd) {
+        if (placed->host != b->host)
+            return Error::badRequest(
+                c::MissingField,
+                QStringLiteral("field 'cwd' is required for an agent on %1: boss '%2' works "
+                               "on %3, where its directory is")
+                    .arg(hostLabel(placed->host), b->name, hostLabel(b->host)));
+        fields.insert(k::Cwd, b->cwd);
+    }
+    if (Status e = confineMember(*b, placed->host, fields))
         return *e;
     const auto draft = m_agents.parseDraft(fields);
     if (!draft)
@@ -256,13 +278,21 @@ Result<Agent> BossTeam::spawnFor(const QString &bossId, const QJsonObject &spec)
 }
 
 // A boss in a sandbox must not get out of it through its team: a member it spawns gets the boss's
-// own sandbox (asking for another is refused) and works inside what the boss may write.
-Status BossTeam::confineMember(const Agent &boss, QJsonObject &fields) const {
+// own sandbox (asking for another is refused) and works inside what the boss may write. That is
+// this machine's sandbox, so a member on another host (where there is none yet, and the boss's
+// directories mean nothing) is refused rather than made unconfined.
+Status BossTeam::confineMember(const Agent &boss, const QString &host, QJsonObject &fields) const {
     if (!m_sandboxOf)
         return std::nullopt;
     const AgentSandbox box = m_sandboxOf(boss);
     if (!box.confines())
         return std::nullopt;
+    if (!host.isEmpty())
+        return Error::forbidden(c::Forbidden,
+                                QStringLiteral("boss '%1' runs in a sandbox: the agents it spawns "
+                                               "run in the same one on this machine, not on "
+                                               "host '%2'")
+                                    .arg(boss.name, host));
     const QJsonValue asked = fields.value(wire::sandbox::key::Sandbox);
     if (!asked.isUndefined() && !asked.isNull() && AgentSandbox::fromJson(asked) != box)
         return Error::forbidden(c::Forbidden,

@@ -40,8 +40,10 @@ public:
     // Adds agents to the team (already there: kept). All checked first; nothing changes on error.
     Status assign(const QString &bossId, const QStringList &subordinateIds);
     Status remove(const QString &bossId, const QString &subordinateId);
-    // A ```spawn block item: create the agent (cwd defaults to the boss's) and add it to the team;
-    // announces boss_spawned_agent {bossId, agent}.
+    // A ```spawn block item or spawn_agent's arguments: create the agent and add it to the team;
+    // announces boss_spawned_agent {bossId, agent}. Its host is its own `host`, else its class's
+    // default, else local (not the boss's); cwd defaults to the boss's when both are on the same
+    // host and is required otherwise.
     Result<Agent> spawnFor(const QString &bossId, const QJsonObject &spec);
 
     // 404 unknown, 422 not a boss.
@@ -52,7 +54,8 @@ public:
 
 private:
     Status checkCandidates(const Agent &boss, const QStringList &ids) const;
-    Status confineMember(const Agent &boss, QJsonObject &fields) const;
+    // `host`: where the member runs (empty: here).
+    Status confineMember(const Agent &boss, const QString &host, QJsonObject &fields) const;
     Status apply(const QString &bossId, const QStringList &ids);
     void announce(const QString &bossId);
     void onAgentUpdated(const QString &id, const QJsonObject &changes);

@@ -92,6 +92,10 @@ void SshLink::connectNow() {
     if (m_master)
         return;
     m_retry.stop();
+    if (!m_settings.refusal.isEmpty()) {
+        setState(hs::Unreachable, m_settings.refusal);
+        return;
+    }
     QDir().mkpath(m_settings.controlDir);
     QFile::setPermissions(m_settings.controlDir,
                           QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);

@@ -24,6 +24,9 @@ struct SshSettings {
     QString controlDir; // where the control sockets live (0700)
     QString mirrorDir;  // where copies of hosts' session files live (SessionMirror), per host
     quint16 servicePort = 0;
+    // Non-empty: no link may start, and this is why (a service without a token: the forward
+    // would open it to every user of the host).
+    QString refusal;
     int initialBackoffMs = 1000;
     int maxBackoffMs = 60000;
 };

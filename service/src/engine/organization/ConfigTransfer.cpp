@@ -8,6 +8,7 @@
 #include "organization/ActivityLog.h"
 #include "organization/OrgLogging.h"
 #include "permissions/RuleStore.h"
+#include "protocol/HostNames.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/WorktreeNames.h"
@@ -99,6 +100,9 @@ QJsonObject ConfigTransfer::exportDocument(const QStringList &categories,
                     {k::AreaId, a.areaId.isEmpty() ? QJsonValue() : QJsonValue(a.areaId)},
                     {sk::CustomInstructions, a.customInstructions},
                     {sk::Skills, QJsonArray::fromStringList(a.skills)},
+                    // By name: the hosts themselves are not exported (docs/api.md "Config
+                    // export and import"); an import needs a host of that name.
+                    {wire::host::key::Host, a.host.isEmpty() ? QString(wire::host::Local) : a.host},
                 };
                 if (a.worktree.isSet()) {
                     // As it was asked for: the place in the repository, and a worktree to make

@@ -9,6 +9,7 @@
 #include "organization/SecretTransfer.h"
 #include "organization/TransferSupport.h"
 #include "permissions/RuleStore.h"
+#include "protocol/HostNames.h"
 #include "protocol/OrganizationNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/WorktreeNames.h"
@@ -61,7 +62,8 @@ const QStringList kCreateKeys{QString(k::Name_),
                               QString(k::Model),
                               QString(wk::Worktree),
                               QString(sk::CustomInstructions),
-                              QString(sk::Skills)};
+                              QString(sk::Skills),
+                              QString(wire::host::key::Host)};
 const QStringList kLabelKeys{QString(k::TaskLabel), QString(k::TrackingStatus),
                              QString(k::TrackingStatusDetail)};
 

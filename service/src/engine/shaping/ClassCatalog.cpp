@@ -2,6 +2,7 @@
 
 #include "domain/AgentValidation.h"
 #include "domain/ProviderCatalog.h"
+#include "protocol/HostNames.h"
 #include "protocol/SandboxNames.h"
 #include "protocol/ShapingNames.h"
 #include "protocol/WireNames.h"
@@ -203,12 +204,25 @@ Status ClassCatalog::parseIcon(const QJsonValue &value, AgentClass &into) {
 }
 
 // The defaults are checked the way an agent's create body is, so that a class can never make
-// an agent's creation fail on a value it holds.
+// an agent's creation fail on a value it holds. A host is the exception: it is only checked for
+// its form here, and whether it exists when an agent is created (422 unknown_host then), since
+// hosts come and go on their own.
 Status ClassCatalog::validateDefaults(const QJsonObject &defaults) const {
-    if (Status e = shaping::rejectUnknown(
-            defaults, {k::Provider, k::Model, k::PermissionMode, sk::IdleTimeoutSeconds,
-                       wire::worktree::key::Worktree, wire::sandbox::key::Sandbox}))
+    if (Status e =
+            shaping::rejectUnknown(defaults, {k::Provider, k::Model, k::PermissionMode,
+                                              sk::IdleTimeoutSeconds, wire::worktree::key::Worktree,
+                                              wire::sandbox::key::Sandbox, wire::host::key::Host}))
         return e;
+    if (const QJsonValue host = defaults.value(wire::host::key::Host); !host.isUndefined()) {
+        if (!host.isString())
+            return Error::badRequest(c::WrongType,
+                                     QStringLiteral("defaults: field 'host' must be a string"));
+        if (host.toString() != wire::host::Local && !isSlug(host.toString()))
+            return Error::invalid(c::InvalidValue,
+                                  QStringLiteral("defaults: field 'host' must be \"local\" or a "
+                                                 "host's name ([a-z][a-z0-9-]{0,39}), got '%1'")
+                                      .arg(host.toString().left(60)));
+    }
     QJsonObject probe = defaults;
     probe.insert(k::Name_, QStringLiteral("class-defaults"));
     probe.insert(k::Cwd, QStringLiteral("/"));
@@ -218,6 +232,17 @@ Status ClassCatalog::validateDefaults(const QJsonObject &defaults) const {
         e.message = QStringLiteral("defaults: ") + e.message;
         return e;
     }
+    // What another host cannot do yet (HostDirectory::checkAgent, SandboxPolicy) would refuse
+    // every agent of the class made without overriding it.
+    if (!draft->host.isEmpty() && draft->worktree)
+        return Error::invalid(c::InvalidValue,
+                              QStringLiteral("defaults: worktrees on another host are not built "
+                                             "yet: 'worktree' and 'host' do not go together"));
+    if (!draft->host.isEmpty() && draft->sandbox && draft->sandbox->confines())
+        return Error::invalid(c::InvalidValue,
+                              QStringLiteral("defaults: a workspace sandbox on another host is "
+                                             "not built yet: 'sandbox' and 'host' do not go "
+                                             "together"));
     return std::nullopt;
 }
 

@@ -34,7 +34,8 @@ struct AgentClass {
     bool builtin = false;
     QString instructions;
     // The create fields an agent of this class gets when its body leaves them out: provider,
-    // model, permissionMode, idleTimeoutSeconds, worktree (as POST /api/agents takes them).
+    // model, permissionMode, idleTimeoutSeconds, worktree, sandbox, host (as POST /api/agents
+    // takes them).
     QJsonObject defaults;
     QStringList skills;
     std::optional<QStringList> allowedTools;

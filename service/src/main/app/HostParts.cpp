@@ -22,6 +22,12 @@ std::optional<StartFailure> ServiceApp::prepareHosts() {
     settings.configFile = m_config.sshConfig;
     settings.controlDir = m_config.dataDir + QStringLiteral("/ssh");
     settings.mirrorDir = m_config.dataDir + QStringLiteral("/hosts");
+    // A host's link forwards a port on that machine to this service: without a token, every user
+    // of that machine could drive it. No link starts then (docs/security.md "Hosts").
+    if (m_config.authToken.isEmpty())
+        settings.refusal = QStringLiteral(
+            "not connected: flotillad runs without a token, and the connection's forward would let "
+            "every user of that host drive it; start flotillad with --token-file or AUTH_TOKEN");
     // The registry is built later: the directory asks it only when a route or a link does.
     m_hosts =
         std::make_unique<HostDirectory>(*m_hostCatalog, settings, [this](const QString &host) {
