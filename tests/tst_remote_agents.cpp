@@ -102,6 +102,23 @@ private:
         pgrep.waitForFinished(5000);
         return pgrep.readAllStandardOutput().trimmed().toInt();
     }
+    // Host "box" (this sshd) added to the rig's service and connected, the CLI's settings there
+    // (Codex reads its config.toml) and `dir` made in the remote home: its path there, empty on
+    // failure.
+    QString connectBox(AgentRig &rig, const QString &dir) {
+        if (rig.isCodex() && !m_remote.writeHomeFile(QStringLiteral(".codex/config.toml"),
+                                                     rig.openai.configToml().toUtf8()))
+            return {};
+        if (!m_remote.writeHomeFile(dir + QStringLiteral("/README"), "hi\n") ||
+            rig.http.post(rig.svc->url(QStringLiteral("/api/hosts")),
+                          hostBody(QStringLiteral("box")))
+                    .status != 201 ||
+            !QTest::qWaitFor(
+                [&] { return state(rig, QStringLiteral("box")) == QLatin1String("connected"); },
+                20000))
+            return {};
+        return m_remote.home() + QLatin1Char('/') + dir;
+    }
     static QString state(AgentRig &rig, const QString &host) {
         return rig.http.get(rig.svc->url(QStringLiteral("/api/hosts/") + host))
             .object()
@@ -324,18 +341,8 @@ private Q_SLOTS:
         QFETCH(QString, provider);
         AgentRig rig(provider, useSshConfig(m_remote.sshConfig()));
         QVERIFY(rig.start());
-        if (rig.isCodex())
-            QVERIFY(m_remote.writeHomeFile(QStringLiteral(".codex/config.toml"),
-                                           rig.openai.configToml().toUtf8()));
-        const QString project = m_remote.home() + QStringLiteral("/project-") + provider;
-        QVERIFY(m_remote.writeHomeFile(QStringLiteral("project-%1/README").arg(provider), "hi\n"));
-        QCOMPARE(
-            rig.http
-                .post(rig.svc->url(QStringLiteral("/api/hosts")), hostBody(QStringLiteral("box")))
-                .status,
-            201);
-        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("box")), QStringLiteral("connected"),
-                                  20000);
+        const QString project = connectBox(rig, QStringLiteral("project-") + provider);
+        QVERIFY(!project.isEmpty());
         HttpResponse r =
             rig.createAgent(QStringLiteral("remote-1"),
                             {{hk::Host, QStringLiteral("box")}, {QStringLiteral("cwd"), project}});
@@ -445,19 +452,13 @@ private Q_SLOTS:
     void stopEndsTheCommandThere() {
         AgentRig rig(useSshConfig(m_remote.sshConfig()));
         QVERIFY(rig.start());
-        QVERIFY(m_remote.writeHomeFile(QStringLiteral("stop/README"), "hi\n"));
-        QCOMPARE(
-            rig.http
-                .post(rig.svc->url(QStringLiteral("/api/hosts")), hostBody(QStringLiteral("box")))
-                .status,
-            201);
-        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("box")), QStringLiteral("connected"),
-                                  20000);
-        HttpResponse r = rig.createAgent(
-            QStringLiteral("remote-stop"),
-            {{hk::Host, QStringLiteral("box")},
-             {QStringLiteral("cwd"), QString(m_remote.home() + QStringLiteral("/stop"))},
-             {QStringLiteral("permissionMode"), QStringLiteral("auto")}});
+        const QString project = connectBox(rig, QStringLiteral("stop"));
+        QVERIFY(!project.isEmpty());
+        HttpResponse r =
+            rig.createAgent(QStringLiteral("remote-stop"),
+                            {{hk::Host, QStringLiteral("box")},
+                             {QStringLiteral("cwd"), project},
+                             {QStringLiteral("permissionMode"), QStringLiteral("auto")}});
         QCOMPARE(r.status, 201);
         const QString id = r.object().value(QStringLiteral("id")).toString();
         // (Claude Code refuses a standalone `sleep`; a long-running program is what matters.)
@@ -494,22 +495,11 @@ private Q_SLOTS:
         QFETCH(QString, provider);
         AgentRig rig(provider, useSshConfig(m_remote.sshConfig()));
         QVERIFY(rig.start());
-        if (rig.isCodex())
-            QVERIFY(m_remote.writeHomeFile(QStringLiteral(".codex/config.toml"),
-                                           rig.openai.configToml().toUtf8()));
-        QVERIFY(m_remote.writeHomeFile(QStringLiteral("drop-%1/README").arg(provider), "hi\n"));
-        QCOMPARE(
-            rig.http
-                .post(rig.svc->url(QStringLiteral("/api/hosts")), hostBody(QStringLiteral("box")))
-                .status,
-            201);
-        QTRY_COMPARE_WITH_TIMEOUT(state(rig, QStringLiteral("box")), QStringLiteral("connected"),
-                                  20000);
+        const QString project = connectBox(rig, QStringLiteral("drop-") + provider);
+        QVERIFY(!project.isEmpty());
         HttpResponse r =
             rig.createAgent(QStringLiteral("remote-drop"),
-                            {{hk::Host, QStringLiteral("box")},
-                             {QStringLiteral("cwd"),
-                              QString(m_remote.home() + QStringLiteral("/drop-") + provider)}});
+                            {{hk::Host, QStringLiteral("box")}, {QStringLiteral("cwd"), project}});
         QCOMPARE(r.status, 201);
         const QString id = r.object().value(QStringLiteral("id")).toString();
         rig.model().queueText(QStringLiteral("First answer."));

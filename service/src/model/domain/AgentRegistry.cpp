@@ -260,11 +260,10 @@ Status AgentRegistry::checkCwd(const QString &cwd) const {
     return std::nullopt;
 }
 
-// The agent as the draft would make it, as far as its sandbox depends on it (a worktree agent's
-// own worktree is writable whatever its cwd: the policy knows).
-Status AgentRegistry::checkSandbox(const AgentDraft &draft) const {
-    if (!m_sandboxCheck)
-        return std::nullopt;
+namespace {
+// The agent as the draft would make it, as far as its sandbox and its host depend on it (a
+// worktree agent's own worktree is writable whatever its cwd: the policy knows).
+Agent probeOf(const AgentDraft &draft) {
     Agent probe;
     probe.cwd = draft.cwd;
     probe.provider = draft.provider;
@@ -273,21 +272,20 @@ Status AgentRegistry::checkSandbox(const AgentDraft &draft) const {
         probe.permissionMode = draft.permissionMode;
     if (draft.sandbox)
         probe.sandbox = *draft.sandbox;
-    return m_sandboxCheck(probe);
+    return probe;
+}
+} // namespace
+
+Status AgentRegistry::checkSandbox(const AgentDraft &draft) const {
+    if (!m_sandboxCheck)
+        return std::nullopt;
+    return m_sandboxCheck(probeOf(draft));
 }
 
 Status AgentRegistry::checkHost(const AgentDraft &draft) const {
     if (draft.host.isEmpty() || !m_hostCheck)
         return std::nullopt;
-    Agent probe;
-    probe.cwd = draft.cwd;
-    probe.provider = draft.provider;
-    probe.host = draft.host;
-    if (!draft.permissionMode.isEmpty())
-        probe.permissionMode = draft.permissionMode;
-    if (draft.sandbox)
-        probe.sandbox = *draft.sandbox;
-    return m_hostCheck(probe, draft.worktree.has_value());
+    return m_hostCheck(probeOf(draft), draft.worktree.has_value());
 }
 
 Status AgentRegistry::checkDraft(const AgentDraft &draft) const {
