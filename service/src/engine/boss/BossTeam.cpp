@@ -255,8 +255,8 @@ Result<Agent> BossTeam::spawnFor(const QString &bossId, const QJsonObject &spec)
         if (placed->host != b->host)
             return Error::badRequest(
                 c::MissingField,
-                QStringLiteral("field 'cwd' is required for an agent on %1: boss '%2' works "
-                               "on %3, where its directory is")
+                QStringLiteral("field 'cwd' is required for an agent on %1 (the default, "
+                               "the directory of boss '%2', is on %3)")
                     .arg(hostLabel(placed->host), b->name, hostLabel(b->host)));
         fields.insert(k::Cwd, b->cwd);
     }
