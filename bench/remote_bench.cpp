@@ -14,6 +14,9 @@
 //                that other work on the machine hits both; each pair gives paired differences
 //                (remote - local). Every agent is deleted, its processes gone here and there,
 //                before the next starts; a first pair per provider warms the caches, not counted.
+//                flotillad's CPU time in each cold turn and per warm turn, for both.
+//   the link:    one line to `cat` there and back over the ControlMaster, against `cat` here;
+//                a session that runs `sh -c true` there, against the same here.
 //   memory:      a fresh flotillad with the host connected and no agent, then --agents agents,
 //                all local or all remote, each after one turn (idle, process running): what
 //                flotillad's own VmRSS added per agent, its ssh session clients per agent (VmRSS
@@ -25,15 +28,10 @@
 // Code at its mock, ~/.codex/config.toml Codex (a bearer token in place of the env key).
 //
 //   bench_remote [--runs 7] [--warm 3] [--agents 4] [--memory-runs 3] [--out FILE.json]
+//                [--keep-ca-env]
 
 #include "BenchSupport.h"
-#include "protocol/HostNames.h"
-#include "protocol/WireNames.h"
-#include "support/HttpClient.h"
-#include "support/MockAnthropic.h"
-#include "support/MockOpenAI.h"
-#include "support/RemoteHost.h"
-#include "support/ServiceProcess.h"
+#include "RemoteBenchService.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -41,13 +39,12 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QWebSocket>
 
 #include <cstdio>
 #include <memory>
@@ -56,271 +53,8 @@
 using namespace flotilla;
 using namespace flotilla::bench;
 using namespace flotilla::test;
-namespace hk = flotilla::wire::host::key;
 
 namespace {
-
-const QString kHost = QStringLiteral("box");
-
-// /proc/<pid>/status: what the memory figures need.
-struct Proc {
-    QByteArray name;
-    qint64 ppid = 0;
-    uint uid = 0;
-    double rssMiB = 0;
-};
-
-QHash<qint64, Proc> snapshot() {
-    QHash<qint64, Proc> out;
-    for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
-        bool ok = false;
-        const qint64 pid = entry.toLongLong(&ok);
-        QFile f(QStringLiteral("/proc/%1/status").arg(pid));
-        if (!ok || !f.open(QIODevice::ReadOnly))
-            continue;
-        Proc p;
-        for (const QByteArray &line : f.readAll().split('\n')) {
-            const QByteArray value = line.mid(line.indexOf(':') + 1).trimmed();
-            if (line.startsWith("Name:"))
-                p.name = value;
-            else if (line.startsWith("PPid:"))
-                p.ppid = value.toLongLong();
-            else if (line.startsWith("Uid:"))
-                p.uid = value.split('\t').value(0).toUInt();
-            else if (line.startsWith("VmRSS:"))
-                p.rssMiB = value.split(' ').value(0).toDouble() / 1024.0;
-        }
-        out.insert(pid, p);
-    }
-    return out;
-}
-
-QList<qint64> subtree(const QHash<qint64, Proc> &all, qint64 root) {
-    QList<qint64> tree{root};
-    for (int i = 0; i < tree.size(); ++i) {
-        for (auto it = all.constBegin(); it != all.constEnd(); ++it) {
-            if (it->ppid == tree.at(i))
-                tree.append(it.key());
-        }
-    }
-    return tree;
-}
-
-bool isMaster(qint64 pid) {
-    QFile f(QStringLiteral("/proc/%1/cmdline").arg(pid));
-    return f.open(QIODevice::ReadOnly) && f.readAll().split('\0').contains("ControlMaster=yes");
-}
-
-// Proportional set size: RSS with each shared page divided among the processes that map it.
-double pssMiB(qint64 pid) {
-    QFile f(QStringLiteral("/proc/%1/smaps_rollup").arg(pid));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    for (const QByteArray &line : f.readAll().split('\n')) {
-        if (line.startsWith("Pss:"))
-            return line.mid(4).trimmed().split(' ').value(0).toDouble() / 1024.0;
-    }
-    return 0;
-}
-
-// One moment of the service's processes, MiB.
-struct Memory {
-    double service = 0;                    // flotillad itself
-    double master = 0;                     // its ssh ControlMaster
-    double sessions = 0;                   // its other ssh children: one per remote agent
-    double agents = 0;                     // its other children and below: the local agents' CLIs
-    double there = 0;                      // every process of the remote account
-    double masterPss = 0, sessionsPss = 0; // their share of shared pages: what one more costs
-    int sessionCount = 0, thereCount = 0;
-};
-
-class Service {
-public:
-    Service(MockAnthropic &anthropic, MockOpenAI &openai, RemoteHost &remote, uint uid,
-            const QByteArray &token)
-        : m_token(token)
-        , m_http(token)
-        , m_anthropic(anthropic)
-        , m_openai(openai)
-        , m_remote(remote)
-        , m_uid(uid) {
-        m_clock.start();
-        QObject::connect(&m_ws, &QWebSocket::textMessageReceived, [this](const QString &text) {
-            const QJsonObject m = QJsonDocument::fromJson(text.toUtf8()).object();
-            if (m.value(wire::key::Type).toString() != wire::msg::Output)
-                return;
-            const QJsonObject p = m.value(wire::key::Payload).toObject();
-            const QString id = p.value(wire::key::AgentId).toString();
-            if (!m_firstDelta.contains(id))
-                m_firstDelta.insert(id, m_clock.nsecsElapsed());
-            if (!p.value(wire::key::IsStreaming).toBool(true))
-                ++m_finals[id];
-        });
-    }
-
-    // flotillad on `dataDir`, its WebSocket, and host "box" connected.
-    bool start(const QString &dataDir, const QProcessEnvironment &env) {
-        if (!m_svc.start({QStringLiteral("--data-dir"), dataDir, QStringLiteral("--ssh-config"),
-                          m_remote.sshConfig()},
-                         env)) {
-            std::fprintf(stderr, "flotillad did not start: %s\n", m_svc.stdErr().constData());
-            return false;
-        }
-        m_ws.open(QUrl(QStringLiteral("ws://127.0.0.1:%1/ws?token=%2")
-                           .arg(m_svc.port())
-                           .arg(QString::fromLatin1(m_token))));
-        if (!QTest::qWaitFor([&] { return m_ws.state() == QAbstractSocket::ConnectedState; },
-                             10000))
-            return false;
-        const HttpResponse r =
-            m_http.post(url(QStringLiteral("/api/hosts")), {{hk::Name_, kHost},
-                                                            {hk::Ssh, m_remote.destination()},
-                                                            {hk::ClaudeBin, m_remote.claudeBin()},
-                                                            {hk::CodexBin, m_remote.codexBin()}});
-        const auto state = [&] {
-            return m_http.get(url(QStringLiteral("/api/hosts/") + kHost))
-                .object()
-                .value(hk::State)
-                .toString();
-        };
-        if (r.status != 201 ||
-            !QTest::qWaitFor([&] { return state() == wire::host::state::Connected; }, 20000)) {
-            std::fprintf(stderr, "host %s: %d %s, state %s\n", qPrintable(kHost), r.status,
-                         r.body.constData(), qPrintable(state()));
-            return false;
-        }
-        QTest::qWait(500); // the master's session there settles
-        m_thereBaseline = memory().thereCount;
-        return true;
-    }
-
-    // A new agent here or on "box" (its own directory), idle timeout off; its id or empty.
-    QString create(const QString &provider, bool remote) {
-        static int agents = 0;
-        const QString dir = QStringLiteral("project-%1").arg(++agents);
-        QString cwd = QDir(m_root.path()).filePath(dir);
-        if (remote) {
-            cwd = m_remote.home() + QLatin1Char('/') + dir;
-            m_remote.writeHomeFile(dir + QStringLiteral("/README"), "hi\n");
-        } else {
-            QDir().mkpath(cwd);
-        }
-        QJsonObject body{{wire::key::Name_, QStringLiteral("%1-%2").arg(provider, dir)},
-                         {wire::key::Cwd, cwd},
-                         {wire::key::Provider, provider},
-                         {wire::key::PermissionMode, QStringLiteral("auto")},
-                         {QStringLiteral("idleTimeoutSeconds"), 0},
-                         {hk::Host, remote ? kHost : QString(wire::host::Local)}};
-        if (provider == QLatin1String("codex"))
-            body.insert(wire::key::Model, QStringLiteral("gpt-mock"));
-        const HttpResponse r = m_http.post(url(QStringLiteral("/api/agents")), body);
-        if (r.status != 201)
-            std::fprintf(stderr, "create %s: %d %s\n", qPrintable(provider), r.status,
-                         r.body.constData());
-        return r.object().value(wire::key::Id).toString();
-    }
-
-    // One message and its whole answer; `ms` gets the first delta. False (why on stderr) on
-    // failure.
-    bool turn(const QString &id, const QString &provider, double &ms) {
-        if (provider == QLatin1String("codex"))
-            m_openai.queueText(QStringLiteral("first delta, then more"), 3);
-        else
-            m_anthropic.queueText(QStringLiteral("first delta, then more"), 3);
-        const int before = m_finals.value(id);
-        m_firstDelta.remove(id);
-        const qint64 sent = m_clock.nsecsElapsed();
-        m_http.post(url(QStringLiteral("/api/agents/%1/message").arg(id)),
-                    {{wire::key::Message, QStringLiteral("hello")}});
-        if (!QTest::qWaitFor([&] { return m_finals.value(id) > before; }, 60000)) {
-            std::fprintf(stderr, "%s: the turn did not end within 60 s: %s\n", qPrintable(id),
-                         qPrintable(agent(id).value(wire::key::LastError).toString()));
-            return false;
-        }
-        ms = double(m_firstDelta.value(id) - sent) / 1e6;
-        return true;
-    }
-
-    // Stopped (an idle agent's process ends), and its processes gone here and there.
-    bool stop(const QString &id) {
-        m_http.post(url(QStringLiteral("/api/agents/bulk/stop")),
-                    {{QStringLiteral("agentIds"), QJsonArray{id}}});
-        return waitGone(id);
-    }
-
-    // Deleted, and its processes gone here and there.
-    bool remove(const QString &id) {
-        m_http.del(url(QStringLiteral("/api/agents/") + id));
-        return waitGone(id);
-    }
-
-    bool waitGone(const QString &id) {
-        const bool gone = QTest::qWaitFor(
-            [&] {
-                const Memory m = memory();
-                return m.sessionCount == 0 && m.agents == 0 && m.thereCount <= m_thereBaseline;
-            },
-            15000);
-        if (!gone)
-            std::fprintf(stderr, "%s: its processes did not end within 15 s\n", qPrintable(id));
-        return gone;
-    }
-
-    Memory memory() const {
-        const QHash<qint64, Proc> all = snapshot();
-        const qint64 svc = m_svc.pid();
-        Memory m;
-        m.service = all.value(svc).rssMiB;
-        for (auto it = all.constBegin(); it != all.constEnd(); ++it) {
-            if (it->uid == m_uid) {
-                m.there += it->rssMiB;
-                ++m.thereCount;
-            }
-            if (it->ppid != svc)
-                continue;
-            if (it->name == "ssh" && isMaster(it.key())) {
-                m.master += it->rssMiB;
-                m.masterPss += pssMiB(it.key());
-            } else if (it->name == "ssh") {
-                m.sessions += it->rssMiB;
-                m.sessionsPss += pssMiB(it.key());
-                ++m.sessionCount;
-            } else {
-                for (const qint64 pid : subtree(all, it.key()))
-                    m.agents += all.value(pid).rssMiB;
-            }
-        }
-        return m;
-    }
-
-    // Ends flotillad (its agents and link with it) and waits until the account has no process.
-    void stop() {
-        m_svc.terminate();
-        if (!QTest::qWaitFor([&] { return memory().thereCount == 0; }, 15000))
-            std::fprintf(stderr, "the remote account still has %d processes\n",
-                         memory().thereCount);
-    }
-
-private:
-    QUrl url(const QString &path) const { return localUrl(m_svc.port(), path); }
-    QJsonObject agent(const QString &id) {
-        return m_http.get(url(QStringLiteral("/api/agents/") + id)).object();
-    }
-
-    QByteArray m_token;
-    HttpClient m_http;
-    MockAnthropic &m_anthropic;
-    MockOpenAI &m_openai;
-    RemoteHost &m_remote;
-    uint m_uid;
-    QTemporaryDir m_root;
-    ServiceProcess m_svc;
-    QWebSocket m_ws;
-    QElapsedTimer m_clock;
-    QHash<QString, qint64> m_firstDelta;
-    QHash<QString, int> m_finals;
-    int m_thereBaseline = 0;
-};
 
 QByteArray loadavg() {
     QFile f(QStringLiteral("/proc/loadavg"));
@@ -329,7 +63,7 @@ QByteArray loadavg() {
 
 QJsonObject report(const QString &label, const QList<double> &v, const char *unit) {
     const Stats s = stats(v);
-    std::printf("  %-36s %8.1f / %8.1f / %8.1f %s\n", qPrintable(label), s.min, s.median, s.max,
+    std::printf("  %-44s %8.2f / %8.2f / %8.2f %s\n", qPrintable(label), s.min, s.median, s.max,
                 unit);
     return toJson(s);
 }
@@ -346,9 +80,81 @@ QJsonObject compare(const char *what, const QList<double> &local, const QList<do
              report(name + QStringLiteral(", remote - local"), paired, "ms")}};
 }
 
+// Round trips of one short line through `program` (a `cat`), ms; the first is not counted (a
+// session opens). Empty on failure.
+QList<double> roundTrips(const QString &program, const QStringList &args, int n = 500) {
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForStarted(10000))
+        return {};
+    QList<double> out;
+    QElapsedTimer t;
+    for (int i = -1; i < n; ++i) {
+        t.start();
+        p.write("ping\n");
+        while (!p.canReadLine()) {
+            if (!p.waitForReadyRead(10000)) {
+                std::fprintf(stderr, "%s: no echo: %s\n", qPrintable(program),
+                             p.readAllStandardError().constData());
+                return {};
+            }
+        }
+        p.readLine();
+        if (i >= 0)
+            out.append(double(t.nsecsElapsed()) / 1e6);
+    }
+    p.closeWriteChannel();
+    p.waitForFinished(5000);
+    return out;
+}
+
+// Wall time of `program` run to its end, ms, `n` times after one not counted. Empty on failure.
+QList<double> wallTimes(const QString &program, const QStringList &args, int n = 50) {
+    QList<double> out;
+    QElapsedTimer t;
+    for (int i = -1; i < n; ++i) {
+        QProcess p;
+        t.start();
+        p.start(program, args);
+        if (!p.waitForFinished(10000) || p.exitCode() != 0) {
+            std::fprintf(stderr, "%s: %s\n", qPrintable(program),
+                         p.readAllStandardError().constData());
+            return {};
+        }
+        if (i >= 0)
+            out.append(double(t.nsecsElapsed()) / 1e6);
+    }
+    return out;
+}
+
+// The memory figures of one sample: before (host connected, no agent) and after (`n` agents).
+struct Figure {
+    const char *key, *label;
+    double (*of)(const Memory &before, const Memory &after, int n);
+};
+const Figure kFigures[] = {
+    {"serviceAloneMiB", "flotillad, host connected",
+     [](const Memory &b, const Memory &, int) { return b.service; }},
+    {"servicePerAgentMiB", "flotillad added per agent",
+     [](const Memory &b, const Memory &a, int n) { return (a.service - b.service) / n; }},
+    {"sshSessionPerAgentMiB", "ssh session client per agent",
+     [](const Memory &, const Memory &a, int n) { return a.sessions / n; }},
+    {"sshSessionPerAgentPssMiB", "  its PSS",
+     [](const Memory &, const Memory &a, int n) { return a.sessionsPss / n; }},
+    {"localTreePerAgentMiB", "local CLI tree per agent",
+     [](const Memory &, const Memory &a, int n) { return a.agents / n; }},
+    {"remoteSidePerAgentMiB", "there, per agent",
+     [](const Memory &b, const Memory &a, int n) { return (a.there - b.there) / n; }},
+    {"controlMasterMiB", "ssh ControlMaster",
+     [](const Memory &, const Memory &a, int) { return a.master; }},
+    {"controlMasterPssMiB", "  its PSS",
+     [](const Memory &, const Memory &a, int) { return a.masterPss; }},
+};
+
 struct Latency {
-    QList<double> cold, warm; // warm: every warm turn of every agent, in order
-    QList<double> resumed;    // after a stop ended the process
+    QList<double> cold, warm;       // warm: every warm turn of every agent, in order
+    QList<double> resumed;          // after a stop ended the process
+    QList<double> coldCpu, warmCpu; // flotillad's CPU time in a cold turn, per warm turn, ms
 };
 
 } // namespace
@@ -370,7 +176,10 @@ int main(int argc, char **argv) {
                                         QStringLiteral("n"), QStringLiteral("3"));
     const QCommandLineOption outOpt(QStringLiteral("out"), QStringLiteral("JSON result file."),
                                     QStringLiteral("path"));
-    p.addOptions({runsOpt, warmOpt, agentsOpt, memRunsOpt, outOpt});
+    const QCommandLineOption keepCaOpt(
+        QStringLiteral("keep-ca-env"),
+        QStringLiteral("Leave NODE_EXTRA_CA_CERTS and SSL_CERT_FILE to the local CLIs."));
+    p.addOptions({runsOpt, warmOpt, agentsOpt, memRunsOpt, outOpt, keepCaOpt});
     p.process(app);
     const int runs = qMax(1, p.value(runsOpt).toInt());
     const int warm = qMax(1, p.value(warmOpt).toInt());
@@ -415,13 +224,20 @@ int main(int argc, char **argv) {
     env.insert(QStringLiteral("FLOTILLA_CODEX_BIN"), MockOpenAI::codexBinary());
     env.insert(QStringLiteral("FLOTILLA_SANDBOX_DEFAULT"), QStringLiteral("off"));
     env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.info=false"));
+    // sshd gives the CLIs there a minimal environment; a machine that sets an extra CA bundle
+    // for every process would give it only to the local ones, and node reads it at each start
+    // (~65 ms for this machine's 220 KB bundle): the comparison would be of environments.
+    if (!p.isSet(keepCaOpt)) {
+        env.remove(QStringLiteral("NODE_EXTRA_CA_CERTS"));
+        env.remove(QStringLiteral("SSL_CERT_FILE"));
+    }
     // A host's link needs the service's token (docs/security.md "Hosts").
     const QByteArray token =
         QByteArray::number(QRandomGenerator::global()->generate64(), 16).rightJustified(16, '0');
     env.insert(QStringLiteral("AUTH_TOKEN"), QString::fromLatin1(token));
     int services = 0;
-    const auto newService = [&]() -> std::unique_ptr<Service> {
-        auto s = std::make_unique<Service>(anthropic, openai, remote, uid, token);
+    const auto newService = [&]() -> std::unique_ptr<RemoteBenchService> {
+        auto s = std::make_unique<RemoteBenchService>(anthropic, openai, remote, uid, token);
         if (!s->start(tmp.path() + QStringLiteral("/data-%1").arg(++services), env))
             return nullptr;
         return s;
@@ -433,30 +249,58 @@ int main(int argc, char **argv) {
         {QStringLiteral("date"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
         {QStringLiteral("runs"), runs},
         {QStringLiteral("warmTurnsPerAgent"), warm},
+        {QStringLiteral("keepCaEnv"), p.isSet(keepCaOpt)},
         {QStringLiteral("loadBefore"), QString::fromLatin1(loadBefore)}};
     const QStringList providers{QStringLiteral("claude"), QStringLiteral("codex")};
 
     // First delta: one service, local and remote agents alternating.
-    std::unique_ptr<Service> svc = newService();
+    std::unique_ptr<RemoteBenchService> svc = newService();
     if (!svc)
         return 2;
+    // The link alone: a line to `cat` there and back through the ControlMaster, as a session's
+    // stdin and stdout carry a message and its deltas, against `cat` here; and a session that
+    // runs `sh -c true` there (what a start adds before the wrapper), against the same here.
+    QStringList session{QStringLiteral("-F"), remote.sshConfig(), QStringLiteral("-S"),
+                        svc->controlPath()};
+    session << QStringLiteral("-o ControlMaster=no -o BatchMode=yes -p").split(QLatin1Char(' '))
+            << QString::number(remote.port())
+            << remote.user() + QLatin1Char('@') + QLatin1String(RemoteHost::kAddress)
+            << QStringLiteral("--");
+    const QList<double> echoThere =
+        roundTrips(QStringLiteral("ssh"), session + QStringList{QStringLiteral("cat")});
+    const QList<double> echoHere = roundTrips(QStringLiteral("cat"), {});
+    const QStringList shTrue{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("true")};
+    const QList<double> startThere = wallTimes(QStringLiteral("ssh"), session + shTrue);
+    const QList<double> startHere = wallTimes(shTrue.first(), shTrue.mid(1));
+    if (echoThere.isEmpty() || echoHere.isEmpty() || startThere.isEmpty() || startHere.isEmpty())
+        return 2;
+    std::printf("the link alone (min / median / max of %lld echoes, %lld starts)\n",
+                qlonglong(echoHere.size()), qlonglong(startHere.size()));
+    result.insert(QStringLiteral("sessionStartMs"), compare("sh -c true", startHere, startThere));
+    result.insert(QStringLiteral("lineEchoMs"), compare("line echo", echoHere, echoThere));
     for (const QString &provider : providers) {
         Latency local, there;
         for (int r = -1; r < runs; ++r) { // -1: the warm-up pair
             for (const bool isRemote : {false, true}) {
                 const QString id = svc->create(provider, isRemote);
                 double ms = 0;
+                double cpu = cpuMs(svc->pid());
                 if (id.isEmpty() || !svc->turn(id, provider, ms))
                     return 2;
                 Latency &into = isRemote ? there : local;
-                if (r >= 0)
+                if (r >= 0) {
                     into.cold.append(ms);
+                    into.coldCpu.append(cpuMs(svc->pid()) - cpu);
+                }
+                cpu = cpuMs(svc->pid());
                 for (int w = 0; w < warm; ++w) {
                     if (!svc->turn(id, provider, ms))
                         return 2;
                     if (r >= 0)
                         into.warm.append(ms);
                 }
+                if (r >= 0)
+                    into.warmCpu.append((cpuMs(svc->pid()) - cpu) / warm);
                 if (!svc->stop(id) || !svc->turn(id, provider, ms))
                     return 2;
                 if (r >= 0)
@@ -469,10 +313,14 @@ int main(int argc, char **argv) {
                     qPrintable(provider), runs, warm);
         result.insert(
             provider,
-            QJsonObject{{QStringLiteral("coldMs"), compare("cold", local.cold, there.cold)},
-                        {QStringLiteral("warmMs"), compare("warm", local.warm, there.warm)},
-                        {QStringLiteral("resumedMs"),
-                         compare("after stop", local.resumed, there.resumed)}});
+            QJsonObject{
+                {QStringLiteral("coldMs"), compare("cold", local.cold, there.cold)},
+                {QStringLiteral("warmMs"), compare("warm", local.warm, there.warm)},
+                {QStringLiteral("resumedMs"), compare("after stop", local.resumed, there.resumed)},
+                {QStringLiteral("serviceCpuColdTurnMs"),
+                 compare("flotillad CPU, cold turn", local.coldCpu, there.coldCpu)},
+                {QStringLiteral("serviceCpuPerWarmTurnMs"),
+                 compare("flotillad CPU per warm turn", local.warmCpu, there.warmCpu)}});
     }
     svc->stop();
     svc.reset();
@@ -482,9 +330,9 @@ int main(int argc, char **argv) {
     for (const QString &provider : providers) {
         QJsonObject perProvider;
         for (const bool isRemote : {false, true}) {
-            QList<double> service, sessions, sessionsPss, trees, there, master, masterPss, base;
+            QList<QList<double>> values(std::size(kFigures));
             for (int r = 0; r < memoryRuns; ++r) {
-                std::unique_ptr<Service> s = newService();
+                std::unique_ptr<RemoteBenchService> s = newService();
                 if (!s)
                     return 2;
                 const Memory before = s->memory();
@@ -495,39 +343,19 @@ int main(int argc, char **argv) {
                         return 2;
                 }
                 QTest::qWait(1000); // the turns' buffers and timers settle, as bench_idle
-                const Memory m = s->memory();
-                base.append(before.service);
-                service.append((m.service - before.service) / agents);
-                sessions.append(m.sessions / agents);
-                sessionsPss.append(m.sessionsPss / agents);
-                trees.append(m.agents / agents);
-                there.append((m.there - before.there) / agents);
-                master.append(m.master);
-                masterPss.append(m.masterPss);
+                const Memory after = s->memory();
+                for (size_t i = 0; i < std::size(kFigures); ++i)
+                    values[i].append(kFigures[i].of(before, after, agents));
                 s->stop();
             }
             const QString where = isRemote ? QStringLiteral("remote") : QStringLiteral("local");
             std::printf("%s memory, %d %s agents (min / median / max of %d)\n",
                         qPrintable(provider), agents, qPrintable(where), memoryRuns);
-            perProvider.insert(
-                where,
-                QJsonObject{
-                    {QStringLiteral("serviceAloneMiB"),
-                     report(QStringLiteral("flotillad, host connected"), base, "MiB")},
-                    {QStringLiteral("servicePerAgentMiB"),
-                     report(QStringLiteral("flotillad added per agent"), service, "MiB")},
-                    {QStringLiteral("sshSessionPerAgentMiB"),
-                     report(QStringLiteral("ssh session client per agent"), sessions, "MiB")},
-                    {QStringLiteral("sshSessionPerAgentPssMiB"),
-                     report(QStringLiteral("  its PSS"), sessionsPss, "MiB")},
-                    {QStringLiteral("localTreePerAgentMiB"),
-                     report(QStringLiteral("local CLI tree per agent"), trees, "MiB")},
-                    {QStringLiteral("remoteSidePerAgentMiB"),
-                     report(QStringLiteral("there, per agent"), there, "MiB")},
-                    {QStringLiteral("controlMasterMiB"),
-                     report(QStringLiteral("ssh ControlMaster"), master, "MiB")},
-                    {QStringLiteral("controlMasterPssMiB"),
-                     report(QStringLiteral("  its PSS"), masterPss, "MiB")}});
+            QJsonObject figures;
+            for (size_t i = 0; i < std::size(kFigures); ++i)
+                figures.insert(QLatin1String(kFigures[i].key),
+                               report(QLatin1String(kFigures[i].label), values.at(i), "MiB"));
+            perProvider.insert(where, figures);
         }
         memory.insert(provider, perProvider);
     }
