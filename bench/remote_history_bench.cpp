@@ -60,8 +60,8 @@ qint64 treeBytes(const QString &dir) {
 int main(int argc, char **argv) {
     QCoreApplication app(argc, argv);
     QCommandLineParser cli;
-    cli.addOption({QStringLiteral("runs"), QStringLiteral("runs"), QStringLiteral("n"),
-                   QStringLiteral("5")});
+    cli.addOption(
+        {QStringLiteral("runs"), QStringLiteral("runs"), QStringLiteral("n"), QStringLiteral("5")});
     cli.addOption({QStringLiteral("size"), QStringLiteral("session file size"),
                    QStringLiteral("size"), QStringLiteral("50M")});
     cli.process(app);
@@ -82,7 +82,8 @@ int main(int argc, char **argv) {
     if (!f.open(QIODevice::ReadOnly))
         qFatal("cannot read %s", qPrintable(file));
     const QByteArray content = f.readAll();
-    const QByteArray extra = QByteArray(64 * 1024 - 1, 'x').prepend("{\"type\":\"noise\",\"x\":\"")
+    const QByteArray extra = QByteArray(64 * 1024 - 1, 'x')
+                                 .prepend("{\"type\":\"noise\",\"x\":\"")
                                  .append("\"}\n")
                                  .left(64 * 1024);
     const QString remoteCwd = remote.home() + QStringLiteral("/bench-project");
@@ -99,8 +100,8 @@ int main(int argc, char **argv) {
         AgentRig rig([&](ServerConfig &c) { c.sshConfig = remote.sshConfig(); });
         if (!rig.start())
             qFatal("the service did not start");
-        const QString localDir = rig.home + QStringLiteral("/.claude/projects/") +
-                                 claude::encodeProjectDirName(rig.cwd);
+        const QString localDir =
+            rig.home + QStringLiteral("/.claude/projects/") + claude::encodeProjectDirName(rig.cwd);
         QDir().mkpath(localDir);
         QFile local(localDir + QLatin1Char('/') + kSession + QStringLiteral(".jsonl"));
         if (!local.open(QIODevice::WriteOnly) || local.write(content) != content.size())
@@ -118,9 +119,9 @@ int main(int argc, char **argv) {
                 },
                 20000))
             qFatal("the host did not connect");
-        const HttpResponse made =
-            rig.createAgent(QStringLiteral("remote-reader"), {{QStringLiteral("host"), QStringLiteral("box")},
-                                                              {QStringLiteral("cwd"), remoteCwd}});
+        const HttpResponse made = rig.createAgent(
+            QStringLiteral("remote-reader"),
+            {{QStringLiteral("host"), QStringLiteral("box")}, {QStringLiteral("cwd"), remoteCwd}});
         const QString remoteId = made.object().value(QStringLiteral("id")).toString();
         const QString page = QStringLiteral("history?limit=50&sessionId=") + kSession;
         const QString localPath = QStringLiteral("/api/agents/%1/%2").arg(rig.agentId, page);
@@ -133,8 +134,9 @@ int main(int argc, char **argv) {
         remoteWarm << timedGet(rig, remotePath);
         QProcess append;
         append.start(QStringLiteral("runuser"),
-                     {QStringLiteral("-u"), remote.user(), QStringLiteral("--"), QStringLiteral("sh"),
-                      QStringLiteral("-c"), QStringLiteral("cat >> \"$HOME/%1\"").arg(remoteFile)});
+                     {QStringLiteral("-u"), remote.user(), QStringLiteral("--"),
+                      QStringLiteral("sh"), QStringLiteral("-c"),
+                      QStringLiteral("cat >> \"$HOME/%1\"").arg(remoteFile)});
         append.waitForStarted();
         append.write(extra);
         append.closeWriteChannel();

@@ -187,11 +187,17 @@ token_file_problem() {
     echo "$token_file does not hold 64 hex digits and a newline ($(wc -c <"$f") bytes)"; return 1
   fi
 }
+# The X-Auth-Token header line for curl's -H @file, through a pipe: a token on curl's argv could
+# be read by every user through ps.
+auth_header() { printf 'X-Auth-Token: %s\n' "$1"; }
 # HTTP status of GET /api/agents on PORT, with TOKEN as X-Auth-Token unless it is empty.
 agents_status() { # port token
-  local auth=()
-  [ -z "$2" ] || auth=(-H "X-Auth-Token: $2")
-  curl -s -o /dev/null -w '%{http_code}' "${auth[@]}" "http://127.0.0.1:$1/api/agents"
+  # (the header pipe must be opened on curl's own command: one made earlier is closed by then)
+  if [ -z "$2" ]; then
+    curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/api/agents"
+  else
+    curl -s -o /dev/null -w '%{http_code}' -H @<(auth_header "$2") "http://127.0.0.1:$1/api/agents"
+  fi
 }
 # --port 0 picks a free port; flotillad prints it ("listening on 127.0.0.1:PORT"). No AUTH_TOKEN:
 # the token comes from the file flotillad makes on this first start, as under the unit.
@@ -226,7 +232,7 @@ code="$(agents_status "$port" "$token")"
 log "GET /api/agents: 401 without the token, 200 with the token of the file"
 # In a chroot the kernel refuses user namespaces, so the sandbox probe should say why (logged only:
 # the unit phase below checks a working sandbox).
-log "sandbox in the chroot: $(curl -fsS -H "X-Auth-Token: $token" "http://127.0.0.1:$port/api/health" |
+log "sandbox in the chroot: $(curl -fsS -H @<(auth_header "$token") "http://127.0.0.1:$port/api/health" |
   sed -n 's/.*\("sandbox":{[^}]*}\).*/\1/p')"
 [ -d "$root$home/.local/share/flotilla" ] || die "no data directory in $home/.local/share/flotilla"
 log "data directory: $(cd "$root$home/.local/share/flotilla" && ls | tr '\n' ' ')"
@@ -374,20 +380,20 @@ unit_sandbox() { # token
   local h body agent out
   in_root dpkg-query -W -f='${Package} ${Version}\n' bubblewrap socat ||
     { unit_result="FAIL: bubblewrap and socat (Recommends of flotilla) were not installed"; return 1; }
-  h="$(curl -fsS -H "X-Auth-Token: $1" "http://127.0.0.1:$uport/api/health")"
+  h="$(curl -fsS -H @<(auth_header "$1") "http://127.0.0.1:$uport/api/health")"
   log "unit: GET /api/health (with the token) -> $h"
   grep -q '"sandbox":{[^}]*"available":true' <<<"$h" ||
     { unit_result="FAIL: under the unit, no sandbox can start: $h"; return 1; }
   in_root runuser -u flotest -- mkdir -p "$home/project"
   rm -f "$root/etc/flotilla-escape"
   body="{\"name\":\"boxed\",\"cwd\":\"$home/project\",\"sandbox\":{\"mode\":\"workspace\"}}"
-  agent="$(curl -sS -H "X-Auth-Token: $1" -H 'Content-Type: application/json' -d "$body" \
+  agent="$(curl -sS -H @<(auth_header "$1") -H 'Content-Type: application/json' -d "$body" \
     "http://127.0.0.1:$uport/api/agents")"
   local id
   id="$(sed -n 's/.*"id":"\([0-9a-f-]*\)".*/\1/p' <<<"$agent" | head -n1)"
   [ -n "$id" ] || { unit_result="FAIL: under the unit, creating a sandboxed agent: $agent"; return 1; }
   body="{\"agentId\":\"$id\",\"command\":\"touch /etc/flotilla-escape; touch inside && echo wrote-inside; cat ~/.config/flotilla/token | wc -c\"}"
-  out="$(curl -sS -H "X-Auth-Token: $1" -H 'Content-Type: application/json' -d "$body" \
+  out="$(curl -sS -H @<(auth_header "$1") -H 'Content-Type: application/json' -d "$body" \
     "http://127.0.0.1:$uport/api/exec")"
   log "unit: exec in the sandboxed agent -> $out"
   grep -q 'Read-only file system' <<<"$out" ||

@@ -41,7 +41,8 @@ Result<HostConfig> parseSsh(HostConfig h, const QString &ssh) {
         if (h.port < 1 || h.port > 65535)
             return invalid(QStringLiteral("the port in field 'ssh' must be 1-65535"));
     }
-    h.destination = m.captured(1).isEmpty() ? m.captured(2) : m.captured(1) + QLatin1Char('@') + m.captured(2);
+    h.destination =
+        m.captured(1).isEmpty() ? m.captured(2) : m.captured(1) + QLatin1Char('@') + m.captured(2);
     return h;
 }
 
@@ -58,7 +59,8 @@ Status parseBin(const QJsonObject &body, QLatin1String key, QString &out) {
         return Error::badRequest(c::WrongType,
                                  QStringLiteral("field '%1' must be a string or null").arg(key));
     const QString s = v.toString();
-    const bool control = std::any_of(s.begin(), s.end(), [](QChar ch) { return ch.unicode() < 0x20; });
+    const bool control =
+        std::any_of(s.begin(), s.end(), [](QChar ch) { return ch.unicode() < 0x20; });
     if (s.isEmpty() || s.size() > kPathMax || control || s.startsWith(QLatin1Char('-')) ||
         (!s.startsWith(QLatin1Char('/')) && s.contains(QLatin1Char('/'))))
         return invalid(QStringLiteral("field '%1' must be an absolute path or a program name on "
@@ -93,10 +95,10 @@ Status rejectUnknown(const QJsonObject &body, const QStringList &allowed) {
     }
     if (unknown.isEmpty())
         return std::nullopt;
-    return Error::invalid(c::UnknownField,
-                          QStringLiteral("unknown or read-only field(s): %1; allowed: %2")
-                              .arg(unknown.join(QStringLiteral(", ")),
-                                   allowed.join(QStringLiteral(", "))));
+    return Error::invalid(
+        c::UnknownField,
+        QStringLiteral("unknown or read-only field(s): %1; allowed: %2")
+            .arg(unknown.join(QStringLiteral(", ")), allowed.join(QStringLiteral(", "))));
 }
 
 Result<HostConfig> applyFields(HostConfig h, const QJsonObject &body) {
