@@ -9,6 +9,7 @@
 #include <QList>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace flotilla::bench {
 
@@ -27,6 +28,22 @@ inline QJsonObject toJson(const Stats &s) {
     return {{QStringLiteral("min"), s.min},
             {QStringLiteral("median"), s.median},
             {QStringLiteral("max"), s.max}};
+}
+
+// The machine's load when a run starts and ends, for the report (/proc/loadavg).
+inline QByteArray loadavg() {
+    QFile f(QStringLiteral("/proc/loadavg"));
+    return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
+}
+
+// Prints "label  min / median / max unit" (label padded to `width`, `decimals` places) and returns
+// the figures as JSON.
+inline QJsonObject report(const QString &label, const QList<double> &v, const char *unit,
+                          int width = 32, int decimals = 1) {
+    const Stats s = stats(v);
+    std::printf("  %-*s %8.*f / %8.*f / %8.*f %s\n", width, qPrintable(label), decimals, s.min,
+                decimals, s.median, decimals, s.max, unit);
+    return toJson(s);
 }
 
 // /proc/<pid>/stat of every process: its parent and its RSS.

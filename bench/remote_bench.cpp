@@ -56,16 +56,9 @@ using namespace flotilla::test;
 
 namespace {
 
-QByteArray loadavg() {
-    QFile f(QStringLiteral("/proc/loadavg"));
-    return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
-}
-
-QJsonObject report(const QString &label, const QList<double> &v, const char *unit) {
-    const Stats s = stats(v);
-    std::printf("  %-44s %8.2f / %8.2f / %8.2f %s\n", qPrintable(label), s.min, s.median, s.max,
-                unit);
-    return toJson(s);
+// Wider labels and two decimals: the link's own figures are fractions of a millisecond.
+QJsonObject row(const QString &label, const QList<double> &v, const char *unit) {
+    return bench::report(label, v, unit, 44, 2);
 }
 
 // Both places and their paired differences (remote - local), printed and as JSON.
@@ -74,10 +67,10 @@ QJsonObject compare(const char *what, const QList<double> &local, const QList<do
     for (int i = 0; i < qMin(local.size(), remote.size()); ++i)
         paired.append(remote.at(i) - local.at(i));
     const QString name = QString::fromLatin1(what);
-    return {{QStringLiteral("local"), report(name + QStringLiteral(", local"), local, "ms")},
-            {QStringLiteral("remote"), report(name + QStringLiteral(", remote"), remote, "ms")},
+    return {{QStringLiteral("local"), row(name + QStringLiteral(", local"), local, "ms")},
+            {QStringLiteral("remote"), row(name + QStringLiteral(", remote"), remote, "ms")},
             {QStringLiteral("pairedDifference"),
-             report(name + QStringLiteral(", remote - local"), paired, "ms")}};
+             row(name + QStringLiteral(", remote - local"), paired, "ms")}};
 }
 
 // Round trips of one short line through `program` (a `cat`), ms; the first is not counted (a
@@ -354,7 +347,7 @@ int main(int argc, char **argv) {
             QJsonObject figures;
             for (size_t i = 0; i < std::size(kFigures); ++i)
                 figures.insert(QLatin1String(kFigures[i].key),
-                               report(QLatin1String(kFigures[i].label), values.at(i), "MiB"));
+                               row(QLatin1String(kFigures[i].label), values.at(i), "MiB"));
             perProvider.insert(where, figures);
         }
         memory.insert(provider, perProvider);

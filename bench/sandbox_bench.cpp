@@ -203,18 +203,6 @@ private:
     int m_agents = 0;
 };
 
-QByteArray loadavg() {
-    QFile f(QStringLiteral("/proc/loadavg"));
-    return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
-}
-
-QJsonObject report(const QString &label, const QList<double> &v, const char *unit) {
-    const Stats s = stats(v);
-    std::printf("  %-32s %8.1f / %8.1f / %8.1f %s\n", qPrintable(label), s.min, s.median, s.max,
-                unit);
-    return toJson(s);
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
